@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+// swift-ble: a Bluetooth Low Energy stack and companion-device toolkit in Swift.
+// Layers (dependencies point down only; see docs/ and the README):
+//   ble (CLI) → BLEDevices → BLECompanion → BLE → BLEHost → BLETransport → BLEWire
+//   BLEController → BLEWire (the virtual radio meets the host only through HCI bytes)
+import PackageDescription
+
+let package = Package(
+    name: "swift-ble",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "BLEWire", targets: ["BLEWire"]),
+        .library(name: "BLEController", targets: ["BLEController"]),
+        .library(name: "BLETransport", targets: ["BLETransport"]),
+        .library(name: "BLEHost", targets: ["BLEHost"]),
+        .library(name: "BLE", targets: ["BLE"]),
+        .library(name: "BLECompanion", targets: ["BLECompanion"]),
+        .library(name: "BLEDevices", targets: ["BLEDevices"]),
+        .executable(name: "ble", targets: ["ble"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+    ],
+    targets: [
+        .target(name: "BLEWire"),
+        .target(name: "BLEController", dependencies: ["BLEWire"]),
+        .target(name: "BLETransport", dependencies: ["BLEWire"]),
+        .target(name: "BLEHost", dependencies: ["BLEWire", "BLETransport"]),
+        .target(name: "BLE", dependencies: ["BLEHost", "BLEWire"]),
+        .target(name: "BLECompanion", dependencies: ["BLE"]),
+        .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE"]),
+        .executableTarget(
+            name: "ble",
+            dependencies: [
+                "BLEWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "BLEWireTests",
+            dependencies: [
+                "BLEWire",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "BLECLITests", dependencies: ["BLEWire"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
