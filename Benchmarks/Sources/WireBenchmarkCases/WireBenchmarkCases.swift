@@ -12,11 +12,69 @@ public struct WireBenchmarkCase: Sendable {
 /// the callgrind/DHAT instruction counter.
 public enum WireBenchmarkCases {
     public static let all: [WireBenchmarkCase] = [
-        h4StreamParse
+        attReadByTypeResponseDecode, attReadByTypeResponseEncode,
+        attNotification244Decode, attNotification244Encode,
+        h4StreamParse,
     ]
 
     public static func named(_ name: String) -> WireBenchmarkCase? {
         all.first { $0.name == name }
+    }
+
+    // MARK: ATT
+
+    /// ATT_READ_BY_TYPE_RSP, 23 octets: three characteristic declarations (handle, properties,
+    /// value handle, 16-bit UUID), as a server answers characteristic discovery.
+    static let readByTypeResponse: [UInt8] = [
+        0x09, 0x07,
+        0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A,
+        0x04, 0x00, 0x02, 0x05, 0x00, 0x01, 0x2A,
+        0x06, 0x00, 0x0A, 0x07, 0x00, 0xA6, 0x2A,
+    ]
+
+    static let attReadByTypeResponseDecode = WireBenchmarkCase(
+        name: "att-read-by-type-rsp-decode",
+        summary: "decode an ATT Read By Type Response (23 octets, 3 entries) and visit its entries"
+    ) {
+        guard case .readByTypeResponse(let response)? = try? ATTPDU(decoding: readByTypeResponse)
+        else { return -1 }
+        var sum = 0
+        for entry in response.entries { sum &+= Int(entry.handle) &+ entry.value.count }
+        return sum
+    }
+
+    static let decodedReadByTypeResponse = try! ATTPDU(decoding: readByTypeResponse)
+
+    static let attReadByTypeResponseEncode = WireBenchmarkCase(
+        name: "att-read-by-type-rsp-encode",
+        summary: "encode an ATT Read By Type Response (23 octets, 3 entries)"
+    ) {
+        var writer = ByteWriter(capacity: 32)
+        decodedReadByTypeResponse.encode(into: &writer)
+        return writer.count
+    }
+
+    /// ATT_HANDLE_VALUE_NTF carrying 244 octets (ATT_MTU 247).
+    static let notification244: [UInt8] = [0x1B, 0x2A, 0x00] + (0..<244).map { UInt8($0 & 0xFF) }
+
+    static let attNotification244Decode = WireBenchmarkCase(
+        name: "att-notification-244-decode",
+        summary: "decode a 244-octet ATT Handle Value Notification"
+    ) {
+        guard case .handleValueNotification(let notification)? = try? ATTPDU(decoding: notification244)
+        else { return -1 }
+        return Int(notification.handle) &+ notification.value.count
+    }
+
+    static let decodedNotification244 = try! ATTPDU(decoding: notification244)
+
+    static let attNotification244Encode = WireBenchmarkCase(
+        name: "att-notification-244-encode",
+        summary: "encode a 244-octet ATT Handle Value Notification"
+    ) {
+        var writer = ByteWriter(capacity: 256)
+        decodedNotification244.encode(into: &writer)
+        return writer.count
     }
 
     // MARK: H4 stream
