@@ -14,6 +14,8 @@ public enum WireBenchmarkCases {
     public static let all: [WireBenchmarkCase] = [
         attReadByTypeResponseDecode, attReadByTypeResponseEncode,
         attNotification244Decode, attNotification244Encode,
+        advertisingDataDecode, advertisingDataEncode,
+        leAdvertisingReportDecode, leAdvertisingReportEncode,
         h4StreamParse,
     ]
 
@@ -74,6 +76,70 @@ public enum WireBenchmarkCases {
     ) {
         var writer = ByteWriter(capacity: 256)
         decodedNotification244.encode(into: &writer)
+        return writer.count
+    }
+
+    // MARK: Advertising data
+
+    /// 31 octets, 5 structures: Flags, 16-bit service UUIDs (Heart Rate, Battery), TX Power,
+    /// Appearance (heart rate belt), Complete Local Name "HRM-Sensor-01".
+    static let advertisingData31: [UInt8] =
+        [0x02, 0x01, 0x06, 0x05, 0x03, 0x0D, 0x18, 0x0F, 0x18, 0x02, 0x0A, 0x04, 0x03, 0x19, 0x41, 0x03]
+        + [0x0E, 0x09] + Array("HRM-Sensor-01".utf8)
+
+    static let advertisingDataDecode = WireBenchmarkCase(
+        name: "advertising-data-31-decode",
+        summary: "decode a 31-octet advertising data block with 5 structures and visit them"
+    ) {
+        guard let data = try? AdvertisingData(decoding: advertisingData31) else { return -1 }
+        var sum = 0
+        for structure in data.structures { sum &+= Int(structure.type.rawValue) &+ structure.data.count }
+        return sum
+    }
+
+    static let decodedAdvertisingData = try! AdvertisingData(decoding: advertisingData31)
+
+    static let advertisingDataEncode = WireBenchmarkCase(
+        name: "advertising-data-31-encode",
+        summary: "encode a 31-octet advertising data block with 5 structures"
+    ) {
+        var writer = ByteWriter(capacity: 32)
+        decodedAdvertisingData.encode(into: &writer)
+        return writer.count
+    }
+
+    // MARK: HCI events
+
+    /// HCI_LE_Advertising_Report with 2 reports (an ADV_IND with flags and a name, and its
+    /// SCAN_RSP with a 128-bit service UUID), as a controller sends during active scanning.
+    static let leAdvertisingReport: [UInt8] = {
+        let advData: [UInt8] = [0x02, 0x01, 0x06, 0x07, 0x09] + Array("Sensor".utf8)
+        let scanData: [UInt8] = [0x11, 0x07] + (0..<16).map { UInt8($0) }
+        var params: [UInt8] = [0x02, 0x02]
+        params += [0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0xC6, UInt8(advData.count)] + advData + [0xC4]
+        params += [0x04, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0xC6, UInt8(scanData.count)] + scanData + [0xC3]
+        return [0x3E, UInt8(params.count)] + params
+    }()
+
+    static let leAdvertisingReportDecode = WireBenchmarkCase(
+        name: "le-advertising-report-2-decode",
+        summary: "decode an LE Advertising Report event with 2 reports and visit them"
+    ) {
+        guard case .le(.advertisingReport(let event))? = try? HCIEvent(decoding: leAdvertisingReport)
+        else { return -1 }
+        var sum = 0
+        for report in event.reports { sum &+= Int(report.rssi) &+ report.data.count }
+        return sum
+    }
+
+    static let decodedLEAdvertisingReport = try! HCIEvent(decoding: leAdvertisingReport)
+
+    static let leAdvertisingReportEncode = WireBenchmarkCase(
+        name: "le-advertising-report-2-encode",
+        summary: "encode an LE Advertising Report event with 2 reports"
+    ) {
+        var writer = ByteWriter(capacity: 64)
+        decodedLEAdvertisingReport.encode(into: &writer)
         return writer.count
     }
 
