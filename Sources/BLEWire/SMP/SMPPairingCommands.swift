@@ -1,0 +1,251 @@
+/// The parameters of one SMP command, without the code octet (Core 5.4 Vol 3 Part H §3.3).
+///
+/// `init(from:)` / `encode(into:)` read and write the parameters only; `SMPCommand` adds the
+/// code. Every SMP command has a fixed length (`SMPCode.Entry.pduLength`).
+public protocol SMPCommandParameters: WireCodable, WireRenderable, Hashable {
+    static var code: SMPCode { get }
+    /// This command wrapped as an `SMPCommand` (for encoding a whole PDU).
+    var command: SMPCommand { get }
+}
+
+extension SMP {
+    /// Pairing Request (Core 5.4 Vol 3 Part H §3.5.1): the initiator's pairing features.
+    public struct PairingRequest: SMPCommandParameters {
+        public static let code = SMPCode.pairingRequest
+        public var ioCapability: IOCapability
+        public var oobDataFlag: OOBDataFlag
+        public var authReq: AuthReq
+        /// Maximum Encryption Key Size in octets, 7...16 (a decode error otherwise).
+        public var maximumEncryptionKeySize: UInt8
+        public var initiatorKeyDistribution: KeyDistribution
+        public var responderKeyDistribution: KeyDistribution
+
+        public init(
+            ioCapability: IOCapability, oobDataFlag: OOBDataFlag = .notPresent, authReq: AuthReq,
+            maximumEncryptionKeySize: UInt8 = 16, initiatorKeyDistribution: KeyDistribution,
+            responderKeyDistribution: KeyDistribution
+        ) {
+            self.ioCapability = ioCapability
+            self.oobDataFlag = oobDataFlag
+            self.authReq = authReq
+            self.maximumEncryptionKeySize = maximumEncryptionKeySize
+            self.initiatorKeyDistribution = initiatorKeyDistribution
+            self.responderKeyDistribution = responderKeyDistribution
+        }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "SMP Pairing Request"
+            let features = try PairingFeatures(from: &reader)
+            self.init(
+                ioCapability: features.ioCapability, oobDataFlag: features.oobDataFlag,
+                authReq: features.authReq, maximumEncryptionKeySize: features.maximumEncryptionKeySize,
+                initiatorKeyDistribution: features.initiatorKeyDistribution,
+                responderKeyDistribution: features.responderKeyDistribution)
+        }
+
+        public func encode(into writer: inout ByteWriter) {
+            PairingFeatures.encode(
+                ioCapability, oobDataFlag, authReq, maximumEncryptionKeySize,
+                initiatorKeyDistribution, responderKeyDistribution, into: &writer)
+        }
+
+        public var command: SMPCommand { .pairingRequest(self) }
+    }
+
+    /// Pairing Response (Core 5.4 Vol 3 Part H §3.5.2): the responder's pairing features. The
+    /// key distribution fields are the responder's answer to what the initiator offered.
+    public struct PairingResponse: SMPCommandParameters {
+        public static let code = SMPCode.pairingResponse
+        public var ioCapability: IOCapability
+        public var oobDataFlag: OOBDataFlag
+        public var authReq: AuthReq
+        /// Maximum Encryption Key Size in octets, 7...16 (a decode error otherwise).
+        public var maximumEncryptionKeySize: UInt8
+        public var initiatorKeyDistribution: KeyDistribution
+        public var responderKeyDistribution: KeyDistribution
+
+        public init(
+            ioCapability: IOCapability, oobDataFlag: OOBDataFlag = .notPresent, authReq: AuthReq,
+            maximumEncryptionKeySize: UInt8 = 16, initiatorKeyDistribution: KeyDistribution,
+            responderKeyDistribution: KeyDistribution
+        ) {
+            self.ioCapability = ioCapability
+            self.oobDataFlag = oobDataFlag
+            self.authReq = authReq
+            self.maximumEncryptionKeySize = maximumEncryptionKeySize
+            self.initiatorKeyDistribution = initiatorKeyDistribution
+            self.responderKeyDistribution = responderKeyDistribution
+        }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "SMP Pairing Response"
+            let features = try PairingFeatures(from: &reader)
+            self.init(
+                ioCapability: features.ioCapability, oobDataFlag: features.oobDataFlag,
+                authReq: features.authReq, maximumEncryptionKeySize: features.maximumEncryptionKeySize,
+                initiatorKeyDistribution: features.initiatorKeyDistribution,
+                responderKeyDistribution: features.responderKeyDistribution)
+        }
+
+        public func encode(into writer: inout ByteWriter) {
+            PairingFeatures.encode(
+                ioCapability, oobDataFlag, authReq, maximumEncryptionKeySize,
+                initiatorKeyDistribution, responderKeyDistribution, into: &writer)
+        }
+
+        public var command: SMPCommand { .pairingResponse(self) }
+    }
+
+    /// The six parameter octets Pairing Request and Pairing Response share (§3.5.1, §3.5.2).
+    struct PairingFeatures {
+        /// Core 5.4 Vol 3 Part H §3.5.1: "shall be in the range 7 to 16 octets".
+        static let keySizeRange: ClosedRange<Int> = 7...16
+
+        var ioCapability: IOCapability
+        var oobDataFlag: OOBDataFlag
+        var authReq: AuthReq
+        var maximumEncryptionKeySize: UInt8
+        var initiatorKeyDistribution: KeyDistribution
+        var responderKeyDistribution: KeyDistribution
+
+        init(from reader: inout ByteReader) throws(DecodeError) {
+            ioCapability = IOCapability(rawValue: try reader.u8("IO Capability"))
+            oobDataFlag = OOBDataFlag(rawValue: try reader.u8("OOB Data Flag"))
+            authReq = AuthReq(rawValue: try reader.u8("AuthReq"))
+            let keySizeOffset = reader.offset
+            maximumEncryptionKeySize = try reader.u8("Maximum Encryption Key Size")
+            if !Self.keySizeRange.contains(Int(maximumEncryptionKeySize)) {
+                throw reader.error(
+                    "Maximum Encryption Key Size",
+                    .outOfRange(value: Int(maximumEncryptionKeySize), allowed: Self.keySizeRange),
+                    at: keySizeOffset)
+            }
+            initiatorKeyDistribution = KeyDistribution(rawValue: try reader.u8("Initiator Key Distribution"))
+            responderKeyDistribution = KeyDistribution(rawValue: try reader.u8("Responder Key Distribution"))
+        }
+
+        static func encode(
+            _ io: IOCapability, _ oob: OOBDataFlag, _ authReq: AuthReq, _ keySize: UInt8,
+            _ initiatorKeys: KeyDistribution, _ responderKeys: KeyDistribution,
+            into writer: inout ByteWriter
+        ) {
+            writer.u8(io.rawValue)
+            writer.u8(oob.rawValue)
+            writer.u8(authReq.rawValue)
+            writer.u8(keySize)
+            writer.u8(initiatorKeys.rawValue)
+            writer.u8(responderKeys.rawValue)
+        }
+    }
+
+    /// Pairing Confirm (Core 5.4 Vol 3 Part H §3.5.3): Mconfirm / Sconfirm, from c1 (legacy) or
+    /// f4 (Secure Connections).
+    public struct PairingConfirm: SMPCommandParameters {
+        public static let code = SMPCode.pairingConfirm
+        public var confirmValue: SMPKey128
+
+        public init(confirmValue: SMPKey128) { self.confirmValue = confirmValue }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "SMP Pairing Confirm"
+            confirmValue = try SMPKey128(from: &reader, field: "Confirm Value")
+        }
+
+        public func encode(into writer: inout ByteWriter) { confirmValue.encode(into: &writer) }
+        public var command: SMPCommand { .pairingConfirm(self) }
+    }
+
+    /// Pairing Random (Core 5.4 Vol 3 Part H §3.5.4): Mrand / Srand (legacy) or Na / Nb
+    /// (Secure Connections).
+    public struct PairingRandom: SMPCommandParameters {
+        public static let code = SMPCode.pairingRandom
+        public var randomValue: SMPKey128
+
+        public init(randomValue: SMPKey128) { self.randomValue = randomValue }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "SMP Pairing Random"
+            randomValue = try SMPKey128(from: &reader, field: "Random Value")
+        }
+
+        public func encode(into writer: inout ByteWriter) { randomValue.encode(into: &writer) }
+        public var command: SMPCommand { .pairingRandom(self) }
+    }
+
+    /// Pairing Failed (Core 5.4 Vol 3 Part H §3.5.5).
+    public struct PairingFailed: SMPCommandParameters {
+        public static let code = SMPCode.pairingFailed
+        public var reason: PairingFailedReason
+
+        public init(reason: PairingFailedReason) { self.reason = reason }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "SMP Pairing Failed"
+            reason = PairingFailedReason(try reader.u8("Reason"))
+        }
+
+        public func encode(into writer: inout ByteWriter) { writer.u8(reason.rawValue) }
+        public var command: SMPCommand { .pairingFailed(self) }
+    }
+
+    /// Pairing Public Key (Core 5.4 Vol 3 Part H §3.5.6): the P-256 public key, X then Y, each
+    /// 32 octets least significant first. Held inline (64 octets, no heap storage).
+    public struct PairingPublicKey: SMPCommandParameters {
+        public static let code = SMPCode.pairingPublicKey
+        public var x: SMPKey256
+        public var y: SMPKey256
+
+        public init(x: SMPKey256, y: SMPKey256) {
+            self.x = x
+            self.y = y
+        }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "SMP Pairing Public Key"
+            x = try SMPKey256(from: &reader, field: "Public Key X")
+            y = try SMPKey256(from: &reader, field: "Public Key Y")
+        }
+
+        public func encode(into writer: inout ByteWriter) {
+            x.encode(into: &writer)
+            y.encode(into: &writer)
+        }
+
+        public var command: SMPCommand { .pairingPublicKey(self) }
+    }
+
+    /// Pairing DHKey Check (Core 5.4 Vol 3 Part H §3.5.7): Ea / Eb from f6.
+    public struct PairingDHKeyCheck: SMPCommandParameters {
+        public static let code = SMPCode.pairingDHKeyCheck
+        public var dhKeyCheck: SMPKey128
+
+        public init(dhKeyCheck: SMPKey128) { self.dhKeyCheck = dhKeyCheck }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "SMP Pairing DHKey Check"
+            dhKeyCheck = try SMPKey128(from: &reader, field: "DHKey Check")
+        }
+
+        public func encode(into writer: inout ByteWriter) { dhKeyCheck.encode(into: &writer) }
+        public var command: SMPCommand { .pairingDHKeyCheck(self) }
+    }
+
+    /// Keypress Notification (Core 5.4 Vol 3 Part H §3.5.8), sent during Passkey Entry when
+    /// both sides set the Keypress bit.
+    public struct KeypressNotification: SMPCommandParameters {
+        public static let code = SMPCode.keypressNotification
+        public var notificationType: KeypressNotificationType
+
+        public init(notificationType: KeypressNotificationType) {
+            self.notificationType = notificationType
+        }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "SMP Keypress Notification"
+            notificationType = KeypressNotificationType(rawValue: try reader.u8("Notification Type"))
+        }
+
+        public func encode(into writer: inout ByteWriter) { writer.u8(notificationType.rawValue) }
+        public var command: SMPCommand { .keypressNotification(self) }
+    }
+}
