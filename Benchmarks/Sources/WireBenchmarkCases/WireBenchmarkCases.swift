@@ -15,7 +15,7 @@ public enum WireBenchmarkCases {
         attReadByTypeResponseDecode, attReadByTypeResponseEncode,
         attNotification244Decode, attNotification244Encode,
         advertisingDataDecode, advertisingDataEncode,
-        leAdvertisingReportDecode, leAdvertisingReportEncode,
+        leAdvertisingReportDecode, leAdvertisingReportDecodeOnly, leAdvertisingReportEncode,
         h4StreamParse,
     ]
 
@@ -130,6 +130,15 @@ public enum WireBenchmarkCases {
         var sum = 0
         for report in event.reports { sum &+= Int(report.rssi) &+ report.data.count }
         return sum
+    }
+
+    static let leAdvertisingReportDecodeOnly = WireBenchmarkCase(
+        name: "le-advertising-report-2-validate",
+        summary: "decode (validate) an LE Advertising Report event with 2 reports, reports not visited"
+    ) {
+        guard case .le(.advertisingReport(let event))? = try? HCIEvent(decoding: leAdvertisingReport)
+        else { return -1 }
+        return event.reports.count
     }
 
     static let decodedLEAdvertisingReport = try! HCIEvent(decoding: leAdvertisingReport)

@@ -35,40 +35,40 @@ public struct ByteReader: Sendable {
         DecodeError(context: context, field: field, offset: offset ?? self.offset, reason: reason)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func require(_ count: Int, _ field: StaticString) throws(DecodeError) {
         if count > remaining {
             throw error(field, .truncated(needed: count, available: remaining))
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u8(_ field: StaticString) throws(DecodeError) -> UInt8 {
         try require(1, field)
         defer { cursor &+= 1 }
         return bytes[index]
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func i8(_ field: StaticString) throws(DecodeError) -> Int8 {
         Int8(bitPattern: try u8(field))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u16(_ field: StaticString) throws(DecodeError) -> UInt16 {
         try require(2, field)
         defer { cursor &+= 2 }
         return UInt16(bytes[index]) | UInt16(bytes[index &+ 1]) << 8
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u24(_ field: StaticString) throws(DecodeError) -> UInt32 {
         try require(3, field)
         defer { cursor &+= 3 }
         return UInt32(bytes[index]) | UInt32(bytes[index &+ 1]) << 8 | UInt32(bytes[index &+ 2]) << 16
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u32(_ field: StaticString) throws(DecodeError) -> UInt32 {
         try require(4, field)
         defer { cursor &+= 4 }
@@ -80,12 +80,22 @@ public struct ByteReader: Sendable {
     @inlinable
     public mutating func uint(_ width: Int, _ field: StaticString) throws(DecodeError) -> UInt64 {
         try require(width, field)
-        var value: UInt64 = 0
-        for i in 0..<width {
-            value |= UInt64(bytes[index &+ i]) << (8 * UInt64(i))
+        switch width {
+        case 6:
+            // Device addresses: the common case, without a loop.
+            let low = UInt64(try u32(field))
+            return low | UInt64(try u16(field)) << 32
+        case 8:
+            let low = UInt64(try u32(field))
+            return low | UInt64(try u32(field)) << 32
+        default:
+            var value: UInt64 = 0
+            for i in 0..<width {
+                value |= UInt64(bytes[index &+ i]) << (8 * UInt64(i))
+            }
+            cursor &+= width
+            return value
         }
-        cursor &+= width
-        return value
     }
 
     @inlinable
@@ -94,7 +104,7 @@ public struct ByteReader: Sendable {
     }
 
     /// The next `count` octets, sharing the input's storage.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func take(_ count: Int, _ field: StaticString) throws(DecodeError) -> ArraySlice<UInt8> {
         if count < 0 { throw error(field, .outOfRange(value: count, allowed: 0...Int.max)) }
         try require(count, field)

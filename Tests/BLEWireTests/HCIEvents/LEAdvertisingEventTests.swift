@@ -112,7 +112,7 @@ struct LEAdvertisingEventTests {
                             .init(eventType: .scanRsp, address: Self.advertiser, data: [], rssi: 127),
                         ]))))
         guard case .le(.advertisingReport(let payload)) = event else { return }
-        #expect(payload.reports[1].rssiIfAvailable == nil)
+        #expect(Array(payload.reports)[1].rssiIfAvailable == nil)
         #expect(event.encoded == bytes)
     }
 
@@ -170,13 +170,13 @@ struct LEAdvertisingEventTests {
                     .extendedAdvertisingReport(.init(reports: [Self.extendedLegacy, Self.extendedChained]))))
         #expect(event.encoded == bytes)
         guard case .le(.extendedAdvertisingReport(let payload)) = event else { return }
-        let first = payload.reports[0]
+        let first = Array(payload.reports)[0]
         #expect(first.eventType.legacyEventType == .advInd)
         #expect(first.eventType.dataStatus == .complete)
         #expect(first.secondaryPHY == nil)
         #expect(first.txPowerIfAvailable == nil)
         #expect(first.data.startIndex == 28)
-        let second = payload.reports[1]
+        let second = Array(payload.reports)[1]
         #expect(second.eventType.contains(.connectable))
         #expect(!second.eventType.contains(.legacy))
         #expect(second.eventType.legacyEventType == nil)

@@ -3,10 +3,9 @@ extension LEMetaEvent {
     /// scan responses the scanner received, one or more per event.
     ///
     /// Num_Reports is followed by the reports one after another (Event_Type, Address_Type,
-    /// Address, Data_Length, Data, RSSI each; §5.2 parameter arrays). Decoding checks
-    /// Num_Reports against the octets present (10 at least per report) before allocating the
-    /// one array of reports; each report's data is a slice of the input.
-    public struct AdvertisingReport: Sendable, Hashable, WireCodable, WireRenderable {
+    /// Address, Data_Length, Data, RSSI each). Decoding walks and validates them once without
+    /// allocating; `reports` then decodes each on access, its data a slice of the input.
+    public struct AdvertisingReport: Sendable, Hashable, WireCodable, WireRenderable, CustomRendering {
         /// Event_Type of a legacy report: which advertising PDU was received.
         public enum EventType: Sendable, Hashable, CustomRendering {
             /// 0x00: connectable and scannable undirected (ADV_IND).
@@ -79,44 +78,15 @@ extension LEMetaEvent {
         /// Data_Length is at most 31 octets (legacy advertising payload).
         public static let maximumDataLength = 31
 
-        public var reports: [Report]
+        /// The reports, decoded on access from the validated parameter octets: decoding the
+        /// event allocates nothing (a scanner sees thousands of these a second).
+        public let reports: Reports
 
-        public init(reports: [Report]) { self.reports = reports }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "HCI LE Advertising Report event"
-            let count = Int(try reader.u8("Num_Reports"))
-            // Each report holds at least 10 octets: check the count before allocating.
-            let needed = count &* 10
-            if needed > reader.remaining {
-                throw reader.error(
-                    "Num_Reports", .truncated(needed: needed, available: reader.remaining),
-                    at: reader.offset &- 1)
-            }
-            var reports: [Report] = []
-            reports.reserveCapacity(count)
-            for _ in 0..<count {
-                let eventType = EventType(rawValue: try reader.u8("Event_Type"))
-                let type = AddressType(rawValue: try reader.u8("Address_Type"))
-                let address = try BluetoothAddress(from: &reader, field: "Address")
-                let length = Int(try reader.u8("Data_Length"))
-                if length > 31 {
-                    throw reader.error(
-                        "Data_Length", .outOfRange(value: length, allowed: 0...31), at: reader.offset &- 1)
-                }
-                let data = try reader.take(length, "Data")
-                let rssi = try reader.i8("RSSI")
-                reports.append(
-                    Report(
-                        eventType: eventType, address: LEAddress(address, type: type), data: data, rssi: rssi)
-                )
-            }
-            self.reports = reports
-        }
-
-        /// Writes Num_Reports and the reports. Data longer than 31 octets is not valid here
-        /// (use extended advertising); the length octet holds its count modulo 256.
-        public func encode(into writer: inout ByteWriter) {
+        /// Builds the event from reports (for encoding; this allocates the parameter octets).
+        /// Data longer than 31 octets is not valid here (use extended advertising); the length
+        /// octet then holds its count modulo 256.
+        public init(reports: [Report]) {
+            var writer = ByteWriter(capacity: 1 + reports.count * 42)
             writer.u8(UInt8(truncatingIfNeeded: reports.count))
             for report in reports {
                 writer.u8(report.eventType.rawValue)
@@ -126,6 +96,98 @@ extension LEMetaEvent {
                 writer.append(report.data)
                 writer.i8(report.rssi)
             }
+            self.reports = Reports(validated: writer.bytes[...], count: reports.count)
+        }
+
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = "HCI LE Advertising Report event"
+            let start = reader.index
+            let count = Int(try reader.u8("Num_Reports"))
+            // Each report holds at least 10 octets.
+            let needed = count &* 10
+            if needed > reader.remaining {
+                throw reader.error(
+                    "Num_Reports", .truncated(needed: needed, available: reader.remaining),
+                    at: reader.offset &- 1)
+            }
+            // Walk the reports once so that iterating them later cannot fail.
+            for _ in 0..<count {
+                try reader.skip(8, "Address")
+                let length = Int(try reader.u8("Data_Length"))
+                if length > Self.maximumDataLength {
+                    throw reader.error(
+                        "Data_Length", .outOfRange(value: length, allowed: 0...31), at: reader.offset &- 1)
+                }
+                try reader.skip(length, "Data")
+                try reader.skip(1, "RSSI")
+            }
+            reports = Reports(validated: reader.bytes[start..<reader.index], count: count)
+        }
+
+        public func encode(into writer: inout ByteWriter) { writer.append(reports.parameters) }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.reports.parameters.elementsEqual(rhs.reports.parameters)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            for byte in reports.parameters { hasher.combine(byte) }
+        }
+
+        /// The reports of one event, in order (Core 5.4 Vol 4 Part E §7.7.65.2).
+        public struct Reports: Collection, Sendable, CustomRendering {
+            /// Num_Reports followed by the reports, validated.
+            public let parameters: ArraySlice<UInt8>
+            public let count: Int
+
+            @usableFromInline init(validated parameters: ArraySlice<UInt8>, count: Int) {
+                self.parameters = parameters
+                self.count = count
+            }
+
+            /// A report's position: the offset of its Event_Type octet.
+            public struct Index: Comparable, Hashable, Sendable {
+                @usableFromInline let offset: Int
+                @usableFromInline init(_ offset: Int) { self.offset = offset }
+                public static func < (lhs: Index, rhs: Index) -> Bool { lhs.offset < rhs.offset }
+            }
+
+            @inlinable public var startIndex: Index {
+                Index(count == 0 ? parameters.endIndex : parameters.startIndex &+ 1)
+            }
+            @inlinable public var endIndex: Index { Index(parameters.endIndex) }
+            @inlinable public var isEmpty: Bool { count == 0 }
+
+            @inlinable
+            public func index(after i: Index) -> Index {
+                // Event_Type 1, Address_Type 1, Address 6, Data_Length 1, Data, RSSI 1.
+                Index(i.offset &+ 10 &+ Int(parameters[i.offset &+ 8]))
+            }
+
+            @inlinable
+            public subscript(position: Index) -> Report {
+                // The octets were validated at decode time; read them without re-checking.
+                let at = position.offset &- parameters.startIndex
+                let fields = parameters.withUnsafeBufferPointer {
+                    octets -> (type: UInt8, addressType: UInt8, address: UInt64, length: Int, rssi: UInt8) in
+                    var address: UInt64 = 0
+                    for i in 0..<6 { address |= UInt64(octets[at &+ 2 &+ i]) << (8 &* UInt64(i)) }
+                    let length = Int(octets[at &+ 8])
+                    return (octets[at], octets[at &+ 1], address, length, octets[at &+ 9 &+ length])
+                }
+                let dataStart = position.offset &+ 9
+                return Report(
+                    eventType: EventType(rawValue: fields.type),
+                    address: LEAddress(BluetoothAddress(fields.address), type: AddressType(rawValue: fields.addressType)),
+                    data: parameters[dataStart..<(dataStart &+ fields.length)],
+                    rssi: Int8(bitPattern: fields.rssi))
+            }
+
+            public var rendered: RenderedValue { .array(map { Rendering.render($0) }) }
+        }
+
+        public var rendered: RenderedValue {
+            .object(name: nil, fields: [("reports", reports.rendered)])
         }
     }
 
