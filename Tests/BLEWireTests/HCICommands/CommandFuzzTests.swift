@@ -29,7 +29,9 @@ struct CommandFuzzTests {
     @Test("Random bytes behind a random opcode through the HCI command packet (§5.4.1)")
     func randomPackets() async {
         let opcodes = HCICommandTable.entries.map(\.opcode.rawValue)
-        await propertyCheck(count: 3000, input: Gen.uint8().array(of: 0...80), Gen.int(in: 0...(opcodes.count - 1))) {
+        await propertyCheck(
+            count: 3000, input: Gen.uint8().array(of: 0...80), Gen.int(in: 0...(opcodes.count - 1))
+        ) {
             body, index in
             var bytes = [UInt8(truncatingIfNeeded: opcodes[index]), UInt8(opcodes[index] >> 8)]
             bytes.append(UInt8(body.count))

@@ -16,7 +16,9 @@ private func checkCommand<C: HCICommand & Hashable>(_ command: C) throws {
     #expect(packet.description.hasPrefix(C.name), "\(C.name): \(packet.description)")
 }
 
-private func checkReturnParameters<R: HCIReturnParameters & Hashable>(_ value: R, _ sample: ReturnSample) throws {
+private func checkReturnParameters<R: HCIReturnParameters & Hashable>(_ value: R, _ sample: ReturnSample)
+    throws
+{
     try expectRoundTrip(value)
     let entry = try #require(HCICommandTable.entry(for: sample.opcode))
     let decode = try #require(entry.decodeReturnParameters, "\(sample.name)")
@@ -45,9 +47,10 @@ struct CommandRoundTripTests {
         let completeEntries = HCICommandTable.entries.filter { $0.completion == .commandComplete }
         // Each distinct return-parameter type has a sample (a lone failure status gives an
         // instance of the type an entry decodes to).
-        let tableTypes = Set(completeEntries.compactMap { entry in
-            (try? entry.decodeReturnParameters?([0x01][...])).map { ObjectIdentifier(type(of: $0)) }
-        })
+        let tableTypes = Set(
+            completeEntries.compactMap { entry in
+                (try? entry.decodeReturnParameters?([0x01][...])).map { ObjectIdentifier(type(of: $0)) }
+            })
         #expect(tableTypes.count > 10)
         let sampledTypes = Set(CommandSamples.returnParameters.map { ObjectIdentifier(type(of: $0.value)) })
         #expect(tableTypes == sampledTypes)
@@ -85,8 +88,10 @@ struct CommandRoundTripTests {
         #expect(connection.maxCELengthMilliseconds == 1.25)
         #expect(HCI.LESetScanParameters(leScanInterval: 0x0060).scanIntervalMilliseconds == 60)
         #expect(CommandSamples.extendedParameters.primaryAdvertisingIntervalMaxMilliseconds == 40960)
-        #expect(HCI.LESetExtendedScanEnable(enable: true, duration: 100, period: 2).periodMilliseconds == 2560)
-        #expect(HCI.WriteAuthenticatedPayloadTimeout(connectionHandle: 1, authenticatedPayloadTimeout: 0x0BB8)
-            .timeoutMilliseconds == 30_000)
+        #expect(
+            HCI.LESetExtendedScanEnable(enable: true, duration: 100, period: 2).periodMilliseconds == 2560)
+        #expect(
+            HCI.WriteAuthenticatedPayloadTimeout(connectionHandle: 1, authenticatedPayloadTimeout: 0x0BB8)
+                .timeoutMilliseconds == 30_000)
     }
 }

@@ -21,7 +21,8 @@ enum CommandSamples {
     static let key = HCI.Key128(0x4C68_3841_39F5_74D8_36BC_F34E_9DFB_01BF)
     static let irk = HCI.Key128(0x0011_2233_4455_6677_8899_AABB_CCDD_EEFF)
     static let connection = HCI.ConnectionParameters(
-        connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028, maxLatency: 4, supervisionTimeout: 0x002A,
+        connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028, maxLatency: 4,
+        supervisionTimeout: 0x002A,
         minCELength: 1, maxCELength: 2)
     static let coordinateX = ArraySlice((0..<32).map { UInt8($0) })
     static let coordinateY = ArraySlice((0..<32).map { UInt8(0xFF - $0) })
@@ -75,7 +76,8 @@ enum CommandSamples {
         HCI.LESetAdvertisingParameters(),
         HCI.LESetAdvertisingParameters(
             advertisingIntervalMin: 0x00A0, advertisingIntervalMax: 0x00F0,
-            advertisingType: .connectableDirectedLowDutyCycle, ownAddressType: .random, peerAddressType: .random,
+            advertisingType: .connectableDirectedLowDutyCycle, ownAddressType: .random,
+            peerAddressType: .random,
             peerAddress: peer, advertisingChannelMap: .channel38, advertisingFilterPolicy: .other(4)),
         HCI.LEReadAdvertisingPhysicalChannelTxPower(),
         HCI.LESetAdvertisingData(advertisingData: [0x02, 0x01, 0x06, 0x03, 0x03, 0x0F, 0x18]),
@@ -85,7 +87,8 @@ enum CommandSamples {
         HCI.LESetAdvertisingEnable(advertisingEnable: true),
         HCI.LESetScanParameters(),
         HCI.LESetScanParameters(
-            leScanType: .active, leScanInterval: 0x0060, leScanWindow: 0x0030, ownAddressType: .resolvableOrPublic,
+            leScanType: .active, leScanInterval: 0x0060, leScanWindow: 0x0030,
+            ownAddressType: .resolvableOrPublic,
             scanningFilterPolicy: .extendedFiltered),
         HCI.LESetScanEnable(leScanEnable: true, filterDuplicates: true),
         // Connections
@@ -102,7 +105,8 @@ enum CommandSamples {
         HCI.LESetHostChannelClassification(channelMap: HCI.LEChannelMap(rawValue: 0x1F_FFFF_FFFE)),
         HCI.LEReadChannelMap(connectionHandle: 0x0040),
         HCI.LEReadRemoteFeatures(connectionHandle: 0x0040),
-        HCI.LERemoteConnectionParameterRequestReply(connectionHandle: 0x0040, connectionParameters: connection),
+        HCI.LERemoteConnectionParameterRequestReply(
+            connectionHandle: 0x0040, connectionParameters: connection),
         HCI.LERemoteConnectionParameterRequestNegativeReply(connectionHandle: 0x0040),
         // Security
         HCI.LEEncrypt(key: key, plaintextData: irk),
@@ -123,7 +127,8 @@ enum CommandSamples {
         HCI.LESetDefaultPHY(allPHYs: [.noReceivePreference], txPHYs: [.le1M, .le2M], rxPHYs: []),
         HCI.LESetPHY(connectionHandle: 0x0040, txPHYs: .leCoded, rxPHYs: .leCoded, phyOptions: .preferS8),
         HCI.LESetPHY(
-            connectionHandle: 1, allPHYs: [.noTransmitPreference, .noReceivePreference], txPHYs: HCI.LEPHYs(rawValue: 0xF8), rxPHYs: .le2M,
+            connectionHandle: 1, allPHYs: [.noTransmitPreference, .noReceivePreference],
+            txPHYs: HCI.LEPHYs(rawValue: 0xF8), rxPHYs: .le2M,
             phyOptions: .other(0x1234)),
         // Privacy
         HCI.LEAddDeviceToResolvingList(
@@ -135,7 +140,8 @@ enum CommandSamples {
         HCI.LEReadLocalResolvableAddress(peerIdentityAddressType: .random, peerIdentityAddress: randomStatic),
         HCI.LESetAddressResolutionEnable(addressResolutionEnable: true),
         HCI.LESetResolvablePrivateAddressTimeout(),
-        HCI.LESetPrivacyMode(peerIdentityAddressType: .public, peerIdentityAddress: peer, privacyMode: .device),
+        HCI.LESetPrivacyMode(
+            peerIdentityAddressType: .public, peerIdentityAddress: peer, privacyMode: .device),
         // Extended advertising
         HCI.LESetAdvertisingSetRandomAddress(advertisingHandle: 1, randomAddress: randomStatic),
         HCI.LESetExtendedAdvertisingParameters(advertisingEventProperties: [.connectable]),
@@ -147,8 +153,10 @@ enum CommandSamples {
         HCI.LESetExtendedAdvertisingData(
             advertisingHandle: 2, operation: .firstFragment, fragmentPreference: .shouldNotFragment,
             advertisingData: ArraySlice(repeating: 0x5A, count: 251)),
-        HCI.LESetExtendedAdvertisingData(advertisingHandle: 1, operation: .unchangedData, advertisingData: []),
-        HCI.LESetExtendedScanResponseData(advertisingHandle: 1, operation: .lastFragment, scanResponseData: [1, 2]),
+        HCI.LESetExtendedAdvertisingData(
+            advertisingHandle: 1, operation: .unchangedData, advertisingData: []),
+        HCI.LESetExtendedScanResponseData(
+            advertisingHandle: 1, operation: .lastFragment, scanResponseData: [1, 2]),
         HCI.LESetExtendedAdvertisingEnable(enable: false, sets: []),
         HCI.LESetExtendedAdvertisingEnable(
             enable: true,
@@ -161,13 +169,15 @@ enum CommandSamples {
         HCI.LERemoveAdvertisingSet(advertisingHandle: 1),
         HCI.LEClearAdvertisingSets(),
         // Extended scanning and initiating
-        HCI.LESetExtendedScanParameters(le1M: .init(scanType: .active, scanInterval: 0x0060, scanWindow: 0x0030)),
+        HCI.LESetExtendedScanParameters(
+            le1M: .init(scanType: .active, scanInterval: 0x0060, scanWindow: 0x0030)),
         HCI.LESetExtendedScanParameters(
             ownAddressType: .random, scanningFilterPolicy: .basicFiltered, le1M: .init(),
             leCoded: .init(scanType: .passive, scanInterval: 0x0120, scanWindow: 0x0090)),
         HCI.LESetExtendedScanParameters(le1M: nil, leCoded: .init()),
         HCI.LESetExtendedScanParameters(le1M: nil),
-        HCI.LESetExtendedScanEnable(enable: true, filterDuplicates: .enabledResetEachPeriod, duration: 100, period: 1),
+        HCI.LESetExtendedScanEnable(
+            enable: true, filterDuplicates: .enabledResetEachPeriod, duration: 100, period: 1),
         HCI.LEExtendedCreateConnection(
             peerAddressType: .public, peerAddress: peer, le1M: .init(connectionParameters: connection)),
         HCI.LEExtendedCreateConnection(
@@ -190,27 +200,32 @@ enum CommandSamples {
         ReturnSample(HCI.WriteAuthenticatedPayloadTimeout.self, .init(connectionHandle: 0x0040)),
         ReturnSample(
             HCI.ReadLocalVersionInformation.self,
-            .init(hciVersion: 0x0D, hciSubversion: 0x1234, lmpVersion: 0x0D, companyIdentifier: 0x0002,
-                  lmpSubversion: 0x5678)),
+            .init(
+                hciVersion: 0x0D, hciSubversion: 0x1234, lmpVersion: 0x0D, companyIdentifier: 0x0002,
+                lmpSubversion: 0x5678)),
         ReturnSample(
             HCI.ReadLocalSupportedCommands.self,
             .init(supportedCommands: HCISupportedCommands(opcodes: [HCI.Reset.opcode, HCI.LERand.opcode]))),
         ReturnSample(
-            HCI.ReadLocalSupportedFeatures.self, .init(lmpFeatures: [.leSupportedController, .bredrNotSupported])),
+            HCI.ReadLocalSupportedFeatures.self,
+            .init(lmpFeatures: [.leSupportedController, .bredrNotSupported])),
         ReturnSample(
             HCI.ReadLocalExtendedFeatures.self,
             .init(pageNumber: 1, maxPageNumber: 2, extendedLMPFeatures: 0x0F)),
         ReturnSample(
             HCI.ReadBufferSize.self,
-            .init(aclDataPacketLength: 1021, synchronousDataPacketLength: 64, totalNumACLDataPackets: 6,
-                  totalNumSynchronousDataPackets: 1)),
+            .init(
+                aclDataPacketLength: 1021, synchronousDataPacketLength: 64, totalNumACLDataPackets: 6,
+                totalNumSynchronousDataPackets: 1)),
         ReturnSample(HCI.ReadBDADDR.self, .init(bdAddr: peer)),
         ReturnSample(HCI.ReadRSSI.self, .init(handle: 0x0040, rssi: -67)),
-        ReturnSample(HCI.LEReadBufferSize.self, .init(leACLDataPacketLength: 251, totalNumLEACLDataPackets: 15)),
+        ReturnSample(
+            HCI.LEReadBufferSize.self, .init(leACLDataPacketLength: 251, totalNumLEACLDataPackets: 15)),
         ReturnSample(
             HCI.LEReadBufferSizeV2.self,
-            .init(leACLDataPacketLength: 251, totalNumLEACLDataPackets: 15, isoDataPacketLength: 300,
-                  totalNumISODataPackets: 4)),
+            .init(
+                leACLDataPacketLength: 251, totalNumLEACLDataPackets: 15, isoDataPacketLength: 300,
+                totalNumISODataPackets: 4)),
         ReturnSample(
             HCI.LEReadLocalSupportedFeatures.self,
             .init(leFeatures: [.leEncryption, .le2MPHY, LEFeatures(rawValue: 1 << 60)])),
@@ -225,13 +240,16 @@ enum CommandSamples {
         ReturnSample(HCI.LEEncrypt.self, .init(encryptedData: irk)),
         ReturnSample(HCI.LERand.self, .init(randomNumber: 0x0102_0304_0506_0708)),
         ReturnSample(HCI.LELongTermKeyRequestReply.self, .init(connectionHandle: 0x0040)),
-        ReturnSample(HCI.LESetDataLength.self, .init(status: .unknownConnectionIdentifier, connectionHandle: 9)),
         ReturnSample(
-            HCI.LEReadSuggestedDefaultDataLength.self, .init(suggestedMaxTXOctets: 27, suggestedMaxTXTime: 328)),
+            HCI.LESetDataLength.self, .init(status: .unknownConnectionIdentifier, connectionHandle: 9)),
+        ReturnSample(
+            HCI.LEReadSuggestedDefaultDataLength.self,
+            .init(suggestedMaxTXOctets: 27, suggestedMaxTXTime: 328)),
         ReturnSample(
             HCI.LEReadMaximumDataLength.self,
-            .init(supportedMaxTXOctets: 251, supportedMaxTXTime: 17040, supportedMaxRXOctets: 251,
-                  supportedMaxRXTime: 17040)),
+            .init(
+                supportedMaxTXOctets: 251, supportedMaxTXTime: 17040, supportedMaxRXOctets: 251,
+                supportedMaxRXTime: 17040)),
         ReturnSample(HCI.LEReadPHY.self, .init(connectionHandle: 0x0040, txPHY: .le2M, rxPHY: .other(7))),
         ReturnSample(HCI.LEReadResolvingListSize.self, .init(resolvingListSize: 12)),
         ReturnSample(HCI.LEReadPeerResolvableAddress.self, .init(resolvableAddress: peer)),

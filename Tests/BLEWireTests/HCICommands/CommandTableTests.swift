@@ -31,7 +31,8 @@ struct CommandTableTests {
             #expect(entry.opcode.name == entry.name)
             #expect(!entry.name.hasPrefix("HCI"), "names drop the HCI_ prefix: \(entry.name)")
             // LE commands live in OGF 0x08 and nowhere else.
-            #expect(entry.name.hasPrefix("LE ") == (entry.opcode.ogf == HCIOpcode.leController), "\(entry.name)")
+            #expect(
+                entry.name.hasPrefix("LE ") == (entry.opcode.ogf == HCIOpcode.leController), "\(entry.name)")
         }
         #expect(entries.count >= 80)
     }
@@ -84,7 +85,8 @@ struct SupportedCommandsTests {
                 continue
             }
             #expect((0..<64).contains(position.octet) && (0..<8).contains(position.bit))
-            #expect(positions.insert(position.octet * 8 + position.bit).inserted, "\(entry.name) shares a bit")
+            #expect(
+                positions.insert(position.octet * 8 + position.bit).inserted, "\(entry.name) shares a bit")
         }
         #expect(positions.count == HCICommandTable.entries.count - 1)
     }
@@ -133,7 +135,8 @@ struct SupportedCommandsTests {
 
     @Test("All table commands: contains() agrees with the table, unknown bits are kept")
     func allCommands() throws {
-        var bitmap = HCISupportedCommands(opcodes: HCICommandTable.entries.map(\.opcode))
+        var bitmap = HCISupportedCommands.allInTable
+        #expect(bitmap.supportedOpcodes.count == HCICommandTable.entries.count - 1)
         for entry in HCICommandTable.entries where entry.opcode != HCI.ReadLocalSupportedCommands.opcode {
             #expect(bitmap.contains(entry.opcode), "\(entry.name)")
         }
@@ -152,7 +155,8 @@ struct SupportedCommandsTests {
     @Test("A truncated bitmap is rejected naming Supported_Commands")
     func truncated() {
         expectDecodeError(
-            HCISupportedCommands.self, [UInt8](repeating: 0xFF, count: 63), .truncated(needed: 64, available: 63),
+            HCISupportedCommands.self, [UInt8](repeating: 0xFF, count: 63),
+            .truncated(needed: 64, available: 63),
             field: "Supported_Commands")
         expectDecodeError(
             HCI.ReadLocalSupportedCommands.ReturnParameters.self, [0x00] + [UInt8](repeating: 0, count: 10),

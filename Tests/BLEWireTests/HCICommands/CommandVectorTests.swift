@@ -21,7 +21,8 @@ struct CommandVectorTests {
         // Own address type Public, Direct address 00:00:00:00:00:00, Channel map 37, 38, 39 (0x07).
         try expectPacket(
             hex("06 20 0f 00 08 00 08 00 00 00 00 00 00 00 00 00 07 00"), HCI.LESetAdvertisingParameters())
-        let decoded = try HCI.LESetAdvertisingParameters(decoding: hex("0008 0008 03 01 00 000000000000 07 00"))
+        let decoded = try HCI.LESetAdvertisingParameters(
+            decoding: hex("0008 0008 03 01 00 000000000000 07 00"))
         #expect(decoded.advertisingType == .nonConnectableUndirected)
         #expect(decoded.ownAddressType == .random)
         #expect(decoded.advertisingIntervalMaxMilliseconds == 1280)
@@ -38,7 +39,8 @@ struct CommandVectorTests {
 
     @Test("LE Set Scan Enable: enabled with duplicate filtering, then disabled (§7.8.11)")
     func leSetScanEnable() throws {
-        try expectPacket(hex("0c 20 02 01 01"), HCI.LESetScanEnable(leScanEnable: true, filterDuplicates: true))
+        try expectPacket(
+            hex("0c 20 02 01 01"), HCI.LESetScanEnable(leScanEnable: true, filterDuplicates: true))
         try expectPacket(hex("0c 20 02 00 00"), HCI.LESetScanEnable(leScanEnable: false))
     }
 
@@ -53,7 +55,8 @@ struct CommandVectorTests {
             connectionParameters: .init(
                 connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028, supervisionTimeout: 0x002A))
         try expectPacket(
-            hex("0d 20 19 60 00 60 00 00 01 c3 b2 a1 70 f3 5c 00 18 00 28 00 00 00 2a 00 00 00 00 00"), command)
+            hex("0d 20 19 60 00 60 00 00 01 c3 b2 a1 70 f3 5c 00 18 00 28 00 00 00 2a 00 00 00 00 00"),
+            command)
         #expect(HCI.LECreateConnection.completion == .commandStatus)
     }
 
@@ -65,16 +68,19 @@ struct CommandVectorTests {
         let command = HCI.LESetExtendedAdvertisingParameters(
             advertisingHandle: 1, advertisingEventProperties: [.connectable, .scannable, .legacy])
         try expectPacket(
-            hex("36 20 19 01 13 00 00 08 00 00 08 00 07 00 00 00 00 00 00 00 00 00 7f 01 00 01 00 00"), command)
+            hex("36 20 19 01 13 00 00 08 00 00 08 00 07 00 00 00 00 00 00 00 00 00 7f 01 00 01 00 00"),
+            command)
         #expect(command.advertisingTXPower == HCI.LESetExtendedAdvertisingParameters.noTXPowerPreference)
         // Command Complete return parameters: Status Success, TX power (selected) 7 dbm.
         let returned = try HCI.LESetExtendedAdvertisingParameters.ReturnParameters(decoding: hex("00 07"))
         #expect(returned == .init(selectedTXPower: 7))
         // Version 2 appends the two PHY option octets (27 octets).
         let v2 = HCI.LESetExtendedAdvertisingParametersV2(
-            parameters: command, primaryAdvertisingPHYOptions: .preferS2, secondaryAdvertisingPHYOptions: .requireS8)
+            parameters: command, primaryAdvertisingPHYOptions: .preferS2,
+            secondaryAdvertisingPHYOptions: .requireS8)
         try expectPacket(
-            hex("7f 20 1b 01 13 00 00 08 00 00 08 00 07 00 00 00 00 00 00 00 00 00 7f 01 00 01 00 00 01 04"), v2)
+            hex("7f 20 1b 01 13 00 00 08 00 00 08 00 07 00 00 00 00 00 00 00 00 00 7f 01 00 01 00 00 01 04"),
+            v2)
     }
 
     @Test("LE Set Extended Advertising Enable: per-set arrays are interleaved (§5.2, §7.8.56)")
@@ -95,7 +101,8 @@ struct CommandVectorTests {
         let command = HCI.LESetAdvertisingData(advertisingData: [0x02, 0x01, 0x06])
         try expectPacket(hex("08 20 20 03 02 01 06") + [UInt8](repeating: 0, count: 28), command)
         // Octets past the declared length are not significant.
-        let noisy = try HCI.LESetAdvertisingData(decoding: hex("03 020106") + [UInt8](repeating: 0xEE, count: 28))
+        let noisy = try HCI.LESetAdvertisingData(
+            decoding: hex("03 020106") + [UInt8](repeating: 0xEE, count: 28))
         #expect(noisy == command)
     }
 
@@ -107,7 +114,9 @@ struct CommandVectorTests {
             connectionHandle: 0x0040, randomNumber: 0xABCD_EF12_3456_7890, encryptedDiversifier: 0x2474,
             longTermKey: HCI.Key128(0x4C68_3841_39F5_74D8_36BC_F34E_9DFB_01BF))
         try expectPacket(
-            hex("19 20 1c 40 00 90 78 56 34 12 ef cd ab 74 24 bf 01 fb 9d 4e f3 bc 36 d8 74 f5 39 41 38 68 4c"),
+            hex(
+                "19 20 1c 40 00 90 78 56 34 12 ef cd ab 74 24 bf 01 fb 9d 4e f3 bc 36 d8 74 f5 39 41 38 68 4c"
+            ),
             command)
         #expect(command.longTermKey.description == "4c68384139f574d836bcf34e9dfb01bf")
     }
@@ -120,7 +129,9 @@ struct CommandVectorTests {
             key: HCI.Key128(0x4C68_3841_39F5_74D8_36BC_F34E_9DFB_01BF),
             plaintextData: HCI.Key128(0x0213_2435_4657_6879_ACBD_CEDF_E0F1_0213))
         try expectPacket(
-            hex("17 20 20 bf 01 fb 9d 4e f3 bc 36 d8 74 f5 39 41 38 68 4c 13 02 f1 e0 df ce bd ac 79 68 57 46 35 24 13 02"),
+            hex(
+                "17 20 20 bf 01 fb 9d 4e f3 bc 36 d8 74 f5 39 41 38 68 4c 13 02 f1 e0 df ce bd ac 79 68 57 46 35 24 13 02"
+            ),
             command)
         let returned = try HCI.LEEncrypt.ReturnParameters(
             decoding: hex("00 66 c6 c2 27 8e 3b 8e 05 3e 7e a3 26 52 1b ad 99"))
@@ -199,7 +210,8 @@ struct CommandVectorTests {
             leCoded: .init(scanType: .passive, scanInterval: 0x0036, scanWindow: 0x0036))
         try expectPacket(hex("41 20 0d 01 00 05 01 12 00 12 00 00 36 00 36 00"), scan)
         try expectPacket(
-            hex("42 20 06 01 01 00 00 00 00"), HCI.LESetExtendedScanEnable(enable: true, filterDuplicates: .enabled))
+            hex("42 20 06 01 01 00 00 00 00"),
+            HCI.LESetExtendedScanEnable(enable: true, filterDuplicates: .enabled))
         // Initiating_PHYs 0x01 with one 16-octet entry.
         let peer = try #require(BluetoothAddress("5C:F3:70:A1:B2:C3"))
         let connect = HCI.LEExtendedCreateConnection(
@@ -207,8 +219,10 @@ struct CommandVectorTests {
             le1M: .init(
                 scanInterval: 0x0060, scanWindow: 0x0060,
                 connectionParameters: .init(
-                    connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028, supervisionTimeout: 0x002A)))
+                    connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028, supervisionTimeout: 0x002A))
+        )
         try expectPacket(
-            hex("43 20 1a 00 00 00 c3 b2 a1 70 f3 5c 01 60 00 60 00 18 00 28 00 00 00 2a 00 00 00 00 00"), connect)
+            hex("43 20 1a 00 00 00 c3 b2 a1 70 f3 5c 01 60 00 60 00 18 00 28 00 00 00 2a 00 00 00 00 00"),
+            connect)
     }
 }

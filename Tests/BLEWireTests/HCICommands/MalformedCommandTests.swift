@@ -21,7 +21,8 @@ struct MalformedCommandTests {
 
     @Test("Fixed-size commands: missing and extra octets name the field (§7.1.6, §7.3.2)")
     func fixedSize() {
-        expectDecodeError(HCI.Disconnect.self, hex("40 00"), .truncated(needed: 1, available: 0), field: "Reason")
+        expectDecodeError(
+            HCI.Disconnect.self, hex("40 00"), .truncated(needed: 1, available: 0), field: "Reason")
         expectDecodeError(HCI.Reset.self, hex("00"), .trailingBytes(count: 1), field: "end of packet")
         expectDecodeError(
             HCI.LEEncrypt.self, [UInt8](repeating: 0, count: 20), .truncated(needed: 16, available: 4),
@@ -30,17 +31,22 @@ struct MalformedCommandTests {
             HCI.LEGenerateDHKey.self, [UInt8](repeating: 0, count: 40), .truncated(needed: 32, available: 8),
             field: "Key_Y_Coordinate")
         expectDecodeError(
-            HCI.LESetRandomAddress.self, hex("01 02 03"), .truncated(needed: 6, available: 3), field: "Random_Address")
+            HCI.LESetRandomAddress.self, hex("01 02 03"), .truncated(needed: 6, available: 3),
+            field: "Random_Address")
     }
 
     @Test("Enable flags accept only 0x00 and 0x01 (§7.8.9, §7.8.11, §7.8.44)")
     func flags() {
         expectDecodeError(HCI.LESetScanEnable.self, hex("02 00"), .invalidValue(2), field: "LE_Scan_Enable")
-        expectDecodeError(HCI.LESetScanEnable.self, hex("01 ff"), .invalidValue(0xFF), field: "Filter_Duplicates")
-        expectDecodeError(HCI.LESetAdvertisingEnable.self, hex("03"), .invalidValue(3), field: "Advertising_Enable")
         expectDecodeError(
-            HCI.LESetAddressResolutionEnable.self, hex("80"), .invalidValue(0x80), field: "Address_Resolution_Enable")
-        expectDecodeError(HCI.WriteLEHostSupport.self, hex("02 00"), .invalidValue(2), field: "LE_Supported_Host")
+            HCI.LESetScanEnable.self, hex("01 ff"), .invalidValue(0xFF), field: "Filter_Duplicates")
+        expectDecodeError(
+            HCI.LESetAdvertisingEnable.self, hex("03"), .invalidValue(3), field: "Advertising_Enable")
+        expectDecodeError(
+            HCI.LESetAddressResolutionEnable.self, hex("80"), .invalidValue(0x80),
+            field: "Address_Resolution_Enable")
+        expectDecodeError(
+            HCI.WriteLEHostSupport.self, hex("02 00"), .invalidValue(2), field: "LE_Supported_Host")
     }
 
     @Test("Values outside the named ones are kept, not rejected (the controller answers 0x12)")
@@ -72,10 +78,12 @@ struct MalformedCommandTests {
     @Test("Extended advertising data: length must match the octets present and be at most 251 (§7.8.54)")
     func extendedData() {
         expectDecodeError(
-            HCI.LESetExtendedAdvertisingData.self, hex("01 03 00 03 02 01"), .lengthMismatch(declared: 3, actual: 2),
+            HCI.LESetExtendedAdvertisingData.self, hex("01 03 00 03 02 01"),
+            .lengthMismatch(declared: 3, actual: 2),
             field: "Advertising_Data_Length")
         expectDecodeError(
-            HCI.LESetExtendedScanResponseData.self, hex("01 03 00 01 02 01"), .lengthMismatch(declared: 1, actual: 2),
+            HCI.LESetExtendedScanResponseData.self, hex("01 03 00 01 02 01"),
+            .lengthMismatch(declared: 1, actual: 2),
             field: "Scan_Response_Data_Length")
         expectDecodeError(
             HCI.LESetExtendedAdvertisingData.self, hex("01 03 00 fc") + [UInt8](repeating: 0, count: 252),
@@ -96,7 +104,8 @@ struct MalformedCommandTests {
             field: "Num_Sets")
     }
 
-    @Test("PHY bit masks drive the entries: reserved bits and missing entries are rejected (§7.8.64, §7.8.66)")
+    @Test(
+        "PHY bit masks drive the entries: reserved bits and missing entries are rejected (§7.8.64, §7.8.66)")
     func phyMasks() {
         // Bit 1 (LE 2M) is reserved for scanning: the layout after it is unknown.
         expectDecodeError(
@@ -120,25 +129,30 @@ struct MalformedCommandTests {
     @Test("Return parameters: a successful status must be followed by every parameter (§7.7.14)")
     func returnParameters() throws {
         expectDecodeError(
-            HCI.ReadRSSI.ReturnParameters.self, hex("00 40 00"), .truncated(needed: 1, available: 0), field: "RSSI")
+            HCI.ReadRSSI.ReturnParameters.self, hex("00 40 00"), .truncated(needed: 1, available: 0),
+            field: "RSSI")
         expectDecodeError(
             HCI.ReadBDADDR.ReturnParameters.self, hex("00 01 02"), .truncated(needed: 6, available: 2),
             field: "BD_ADDR")
-        expectDecodeError(HCI.StatusReturnParameters.self, [], .truncated(needed: 1, available: 0), field: "Status")
+        expectDecodeError(
+            HCI.StatusReturnParameters.self, [], .truncated(needed: 1, available: 0), field: "Status")
         // A failure may stop after the status; the other fields are then zero.
         let failed = try HCI.ReadRSSI.ReturnParameters(decoding: hex("02"))
         #expect(failed.status == .unknownConnectionIdentifier && failed.handle == 0 && failed.rssi == 0)
         // But a failure that carries part of a field is still truncated.
         expectDecodeError(
-            HCI.ReadRSSI.ReturnParameters.self, hex("02 40"), .truncated(needed: 2, available: 1), field: "Handle")
+            HCI.ReadRSSI.ReturnParameters.self, hex("02 40"), .truncated(needed: 2, available: 1),
+            field: "Handle")
     }
 
     @Test("A known opcode with malformed parameters reports the command's error through the packet")
     func throughPacket() throws {
         let packet = try HCICommandPacket(decoding: hex("0c 20 01 01"))
-        #expect(throws: DecodeError(
-            context: "LE Set Scan Enable", field: "Filter_Duplicates", offset: 1,
-            reason: .truncated(needed: 1, available: 0))) {
+        #expect(
+            throws: DecodeError(
+                context: "LE Set Scan Enable", field: "Filter_Duplicates", offset: 1,
+                reason: .truncated(needed: 1, available: 0))
+        ) {
             try packet.decodeCommand()
         }
         #expect(packet.description.contains("Filter_Duplicates"))

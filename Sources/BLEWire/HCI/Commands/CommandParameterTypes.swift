@@ -86,7 +86,9 @@ extension HCI {
         public static let all: AdvertisingChannelMap = [.channel37, .channel38, .channel39]
 
         static let bitNames: [(Int, String)] = [(0, "channel37"), (1, "channel38"), (2, "channel39")]
-        public var rendered: RenderedValue { HCI.renderBits(UInt64(rawValue), width: 8, names: Self.bitNames) }
+        public var rendered: RenderedValue {
+            HCI.renderBits(UInt64(rawValue), width: 8, names: Self.bitNames)
+        }
     }
 
     /// Advertising_Filter_Policy (Core 5.4 Vol 4 Part E §7.8.5, §7.8.53): which scan and

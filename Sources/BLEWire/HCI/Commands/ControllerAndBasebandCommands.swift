@@ -95,6 +95,7 @@ extension HCI {
             writer.u8(type.rawValue)
         }
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.3.35).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var connectionHandle: UInt16 = 0
@@ -217,6 +218,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.3.78).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             /// LE_Supported_Host, kept raw (0x00 disabled, 0x01 enabled).
@@ -290,6 +292,7 @@ extension HCI {
 
         public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.3.93).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var connectionHandle: UInt16 = 0
@@ -340,7 +343,9 @@ extension HCI {
             self.authenticatedPayloadTimeout = authenticatedPayloadTimeout
         }
 
-        public var timeoutMilliseconds: Double { HCI.tenMillisecondsToMilliseconds(authenticatedPayloadTimeout) }
+        public var timeoutMilliseconds: Double {
+            HCI.tenMillisecondsToMilliseconds(authenticatedPayloadTimeout)
+        }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "Write Authenticated Payload Timeout"

@@ -23,6 +23,12 @@ public struct HCISupportedCommands: Hashable, Sendable, WireCodable, WireRendera
         for opcode in opcodes { insert(opcode) }
     }
 
+    /// Every command of `HCICommandTable` that has a bit: what a controller implementing the
+    /// whole table reports.
+    public static var allInTable: HCISupportedCommands {
+        HCISupportedCommands(opcodes: HCICommandTable.entries.map(\.opcode))
+    }
+
     /// From the 64 octets as sent; nil for another count.
     public init?(octets: some Collection<UInt8>) {
         guard octets.count == Self.octetCount else { return nil }

@@ -34,6 +34,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.1).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             /// HCI_Version: the Core version number (0x0D is 5.4), see `HCI.coreVersionName`.
@@ -91,6 +92,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.2).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var supportedCommands: HCISupportedCommands = HCISupportedCommands()
@@ -123,6 +125,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.3).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var lmpFeatures: LMPFeatures = []
@@ -163,6 +166,7 @@ extension HCI {
 
         public func encode(into writer: inout ByteWriter) { writer.u8(pageNumber) }
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.4).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var pageNumber: UInt8 = 0
@@ -208,6 +212,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.5).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var aclDataPacketLength: UInt16 = 0
@@ -255,6 +260,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.6).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var bdAddr: BluetoothAddress = .zero

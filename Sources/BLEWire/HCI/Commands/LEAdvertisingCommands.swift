@@ -21,7 +21,8 @@ extension HCI {
 
         public init(
             advertisingIntervalMin: UInt16 = 0x0800, advertisingIntervalMax: UInt16 = 0x0800,
-            advertisingType: AdvertisingType = .connectableUndirected, ownAddressType: OwnAddressType = .public,
+            advertisingType: AdvertisingType = .connectableUndirected,
+            ownAddressType: OwnAddressType = .public,
             peerAddressType: AddressType = .public, peerAddress: BluetoothAddress = .zero,
             advertisingChannelMap: AdvertisingChannelMap = .all,
             advertisingFilterPolicy: AdvertisingFilterPolicy = .acceptAll
@@ -52,7 +53,8 @@ extension HCI {
             peerAddressType = AddressType(rawValue: try reader.u8("Peer_Address_Type"))
             peerAddress = try BluetoothAddress(from: &reader, field: "Peer_Address")
             advertisingChannelMap = AdvertisingChannelMap(rawValue: try reader.u8("Advertising_Channel_Map"))
-            advertisingFilterPolicy = AdvertisingFilterPolicy(rawValue: try reader.u8("Advertising_Filter_Policy"))
+            advertisingFilterPolicy = AdvertisingFilterPolicy(
+                rawValue: try reader.u8("Advertising_Filter_Policy"))
         }
 
         public func encode(into writer: inout ByteWriter) {
@@ -76,6 +78,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.6).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             /// TX_Power_Level in dBm.
@@ -124,7 +127,9 @@ extension HCI {
             advertisingData = try HCI.readLegacyData(&reader, "Advertising_Data_Length", "Advertising_Data")
         }
 
-        public func encode(into writer: inout ByteWriter) { HCI.writeLegacyData(advertisingData, into: &writer) }
+        public func encode(into writer: inout ByteWriter) {
+            HCI.writeLegacyData(advertisingData, into: &writer)
+        }
     }
 
     /// HCI_LE_Set_Scan_Response_Data (Core 5.4 Vol 4 Part E §7.8.8): same layout as
@@ -142,10 +147,13 @@ extension HCI {
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Set Scan Response Data"
-            scanResponseData = try HCI.readLegacyData(&reader, "Scan_Response_Data_Length", "Scan_Response_Data")
+            scanResponseData = try HCI.readLegacyData(
+                &reader, "Scan_Response_Data_Length", "Scan_Response_Data")
         }
 
-        public func encode(into writer: inout ByteWriter) { HCI.writeLegacyData(scanResponseData, into: &writer) }
+        public func encode(into writer: inout ByteWriter) {
+            HCI.writeLegacyData(scanResponseData, into: &writer)
+        }
     }
 
     /// HCI_LE_Set_Advertising_Enable (Core 5.4 Vol 4 Part E §7.8.9).

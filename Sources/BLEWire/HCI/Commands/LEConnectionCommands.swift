@@ -37,7 +37,9 @@ extension HCI {
         public var connectionIntervalMaxMilliseconds: Double {
             HCI.connectionUnitsToMilliseconds(connectionIntervalMax)
         }
-        public var supervisionTimeoutMilliseconds: Double { HCI.tenMillisecondsToMilliseconds(supervisionTimeout) }
+        public var supervisionTimeoutMilliseconds: Double {
+            HCI.tenMillisecondsToMilliseconds(supervisionTimeout)
+        }
         public var minCELengthMilliseconds: Double { HCI.slotsToMilliseconds(UInt32(minCELength)) }
         public var maxCELengthMilliseconds: Double { HCI.slotsToMilliseconds(UInt32(maxCELength)) }
 
@@ -80,7 +82,8 @@ extension HCI {
         public init(
             leScanInterval: UInt16, leScanWindow: UInt16,
             initiatorFilterPolicy: InitiatorFilterPolicy = .peerAddress,
-            peerAddressType: AddressType, peerAddress: BluetoothAddress, ownAddressType: OwnAddressType = .public,
+            peerAddressType: AddressType, peerAddress: BluetoothAddress,
+            ownAddressType: OwnAddressType = .public,
             connectionParameters: ConnectionParameters
         ) {
             self.leScanInterval = leScanInterval
@@ -282,6 +285,7 @@ extension HCI {
 
         public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.20).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var connectionHandle: UInt16 = 0

@@ -30,6 +30,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.2).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var leACLDataPacketLength: UInt16 = 0
@@ -68,6 +69,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.2).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var leACLDataPacketLength: UInt16 = 0
@@ -115,6 +117,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.3).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var leFeatures: LEFeatures = []
@@ -167,6 +170,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.27).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             /// LE_States, bit n for state combination n.
@@ -201,6 +205,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.74).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             /// Min_TX_Power in dBm.

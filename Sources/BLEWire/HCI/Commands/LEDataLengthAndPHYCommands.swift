@@ -43,13 +43,16 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.34).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var suggestedMaxTXOctets: UInt16 = 0
             /// Microseconds.
             public var suggestedMaxTXTime: UInt16 = 0
 
-            public init(status: HCIStatus = .success, suggestedMaxTXOctets: UInt16, suggestedMaxTXTime: UInt16) {
+            public init(
+                status: HCIStatus = .success, suggestedMaxTXOctets: UInt16, suggestedMaxTXTime: UInt16
+            ) {
                 self.status = status
                 self.suggestedMaxTXOctets = suggestedMaxTXOctets
                 self.suggestedMaxTXTime = suggestedMaxTXTime
@@ -108,6 +111,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.46).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var supportedMaxTXOctets: UInt16 = 0
@@ -164,6 +168,7 @@ extension HCI {
 
         public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.47).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var connectionHandle: UInt16 = 0

@@ -26,6 +26,7 @@ extension HCI {
             plaintextData.encode(into: &writer)
         }
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.22).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var encryptedData: Key128 = .zero
@@ -59,6 +60,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.23).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var randomNumber: UInt64 = 0

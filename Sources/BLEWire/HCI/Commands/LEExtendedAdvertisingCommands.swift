@@ -130,7 +130,8 @@ extension HCI {
             advertisingHandle = try reader.u8("Advertising_Handle")
             operation = AdvertisingDataOperation(rawValue: try reader.u8("Operation"))
             fragmentPreference = FragmentPreference(rawValue: try reader.u8("Fragment_Preference"))
-            scanResponseData = try HCI.readExtendedData(&reader, "Scan_Response_Data_Length", "Scan_Response_Data")
+            scanResponseData = try HCI.readExtendedData(
+                &reader, "Scan_Response_Data_Length", "Scan_Response_Data")
         }
 
         public func encode(into writer: inout ByteWriter) {
@@ -160,7 +161,9 @@ extension HCI {
             /// Max_Extended_Advertising_Events; 0 means no maximum.
             public var maxExtendedAdvertisingEvents: UInt8
 
-            public init(advertisingHandle: UInt8, duration: UInt16 = 0, maxExtendedAdvertisingEvents: UInt8 = 0) {
+            public init(
+                advertisingHandle: UInt8, duration: UInt16 = 0, maxExtendedAdvertisingEvents: UInt8 = 0
+            ) {
                 self.advertisingHandle = advertisingHandle
                 self.duration = duration
                 self.maxExtendedAdvertisingEvents = maxExtendedAdvertisingEvents
@@ -187,7 +190,8 @@ extension HCI {
             // Each set takes 4 octets; the count must match what is present before allocating.
             if reader.remaining != count &* 4 {
                 throw reader.error(
-                    "Num_Sets", .lengthMismatch(declared: count &* 4, actual: reader.remaining), at: countOffset)
+                    "Num_Sets", .lengthMismatch(declared: count &* 4, actual: reader.remaining),
+                    at: countOffset)
             }
             var sets: [AdvertisingSet] = []
             sets.reserveCapacity(count)
@@ -197,7 +201,8 @@ extension HCI {
                 let maxEvents = try reader.u8("Max_Extended_Advertising_Events")
                 sets.append(
                     AdvertisingSet(
-                        advertisingHandle: handle, duration: duration, maxExtendedAdvertisingEvents: maxEvents))
+                        advertisingHandle: handle, duration: duration, maxExtendedAdvertisingEvents: maxEvents
+                    ))
             }
             self.sets = sets
         }
@@ -223,6 +228,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.57).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             /// Octets of advertising or scan response data a set can hold (0x001F–0x0672).
@@ -256,6 +262,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.58).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var numSupportedAdvertisingSets: UInt8 = 0

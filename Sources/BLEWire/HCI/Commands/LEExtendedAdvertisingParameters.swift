@@ -23,7 +23,9 @@ extension HCI {
             (4, "legacy"), (5, "anonymous"), (6, "includeTxPower"),
         ]
 
-        public var rendered: RenderedValue { HCI.renderBits(UInt64(rawValue), width: 16, names: Self.bitNames) }
+        public var rendered: RenderedValue {
+            HCI.renderBits(UInt64(rawValue), width: 16, names: Self.bitNames)
+        }
     }
 
     /// HCI_LE_Set_Advertising_Set_Random_Address (Core 5.4 Vol 4 Part E §7.8.52).
@@ -85,7 +87,8 @@ extension HCI {
         public init(
             advertisingHandle: UInt8 = 0, advertisingEventProperties: AdvertisingEventProperties,
             primaryAdvertisingIntervalMin: UInt32 = 0x0800, primaryAdvertisingIntervalMax: UInt32 = 0x0800,
-            primaryAdvertisingChannelMap: AdvertisingChannelMap = .all, ownAddressType: OwnAddressType = .public,
+            primaryAdvertisingChannelMap: AdvertisingChannelMap = .all,
+            ownAddressType: OwnAddressType = .public,
             peerAddressType: AddressType = .public, peerAddress: BluetoothAddress = .zero,
             advertisingFilterPolicy: AdvertisingFilterPolicy = .acceptAll,
             advertisingTXPower: Int8 = 0x7F, primaryAdvertisingPHY: LEPHY = .le1M,
@@ -133,7 +136,8 @@ extension HCI {
             ownAddressType = OwnAddressType(rawValue: try reader.u8("Own_Address_Type"))
             peerAddressType = AddressType(rawValue: try reader.u8("Peer_Address_Type"))
             peerAddress = try BluetoothAddress(from: &reader, field: "Peer_Address")
-            advertisingFilterPolicy = AdvertisingFilterPolicy(rawValue: try reader.u8("Advertising_Filter_Policy"))
+            advertisingFilterPolicy = AdvertisingFilterPolicy(
+                rawValue: try reader.u8("Advertising_Filter_Policy"))
             advertisingTXPower = try reader.i8("Advertising_TX_Power")
             primaryAdvertisingPHY = LEPHY(rawValue: try reader.u8("Primary_Advertising_PHY"))
             secondaryAdvertisingMaxSkip = try reader.u8("Secondary_Advertising_Max_Skip")

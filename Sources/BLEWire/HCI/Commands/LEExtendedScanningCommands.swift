@@ -11,7 +11,8 @@ extension HCI {
         /// Scan_Window in 0.625 ms units.
         public var scanWindow: UInt16
 
-        public init(scanType: ScanType = .passive, scanInterval: UInt16 = 0x0010, scanWindow: UInt16 = 0x0010) {
+        public init(scanType: ScanType = .passive, scanInterval: UInt16 = 0x0010, scanWindow: UInt16 = 0x0010)
+        {
             self.scanType = scanType
             self.scanInterval = scanInterval
             self.scanWindow = scanWindow
@@ -133,7 +134,8 @@ extension HCI {
         public var period: UInt16
 
         public init(
-            enable: Bool, filterDuplicates: DuplicateFilter = .disabled, duration: UInt16 = 0, period: UInt16 = 0
+            enable: Bool, filterDuplicates: DuplicateFilter = .disabled, duration: UInt16 = 0,
+            period: UInt16 = 0
         ) {
             self.enable = enable
             self.filterDuplicates = filterDuplicates
@@ -169,7 +171,8 @@ extension HCI {
         public var connectionParameters: ConnectionParameters
 
         public init(
-            scanInterval: UInt16 = 0x0060, scanWindow: UInt16 = 0x0060, connectionParameters: ConnectionParameters
+            scanInterval: UInt16 = 0x0060, scanWindow: UInt16 = 0x0060,
+            connectionParameters: ConnectionParameters
         ) {
             self.scanInterval = scanInterval
             self.scanWindow = scanWindow
@@ -212,7 +215,8 @@ extension HCI {
         public var leCoded: InitiatingPHYParameters?
 
         public init(
-            initiatorFilterPolicy: InitiatorFilterPolicy = .peerAddress, ownAddressType: OwnAddressType = .public,
+            initiatorFilterPolicy: InitiatorFilterPolicy = .peerAddress,
+            ownAddressType: OwnAddressType = .public,
             peerAddressType: AddressType, peerAddress: BluetoothAddress, le1M: InitiatingPHYParameters?,
             le2M: InitiatingPHYParameters? = nil, leCoded: InitiatingPHYParameters? = nil
         ) {

@@ -10,6 +10,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.14).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var filterAcceptListSize: UInt8 = 0

@@ -86,6 +86,7 @@ extension HCI {
         public init(from reader: inout ByteReader) throws(DecodeError) {}
         public func encode(into writer: inout ByteWriter) {}
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.41).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var resolvingListSize: UInt8 = 0
@@ -260,7 +261,8 @@ extension HCI {
         public var privacyMode: PrivacyMode
 
         public init(
-            peerIdentityAddressType: AddressType, peerIdentityAddress: BluetoothAddress, privacyMode: PrivacyMode
+            peerIdentityAddressType: AddressType, peerIdentityAddress: BluetoothAddress,
+            privacyMode: PrivacyMode
         ) {
             self.peerIdentityAddressType = peerIdentityAddressType
             self.peerIdentityAddress = peerIdentityAddress

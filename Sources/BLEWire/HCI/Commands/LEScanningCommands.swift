@@ -17,7 +17,8 @@ extension HCI {
 
         public init(
             leScanType: ScanType = .passive, leScanInterval: UInt16 = 0x0010, leScanWindow: UInt16 = 0x0010,
-            ownAddressType: OwnAddressType = .public, scanningFilterPolicy: ScanningFilterPolicy = .basicUnfiltered
+            ownAddressType: OwnAddressType = .public,
+            scanningFilterPolicy: ScanningFilterPolicy = .basicUnfiltered
         ) {
             self.leScanType = leScanType
             self.leScanInterval = leScanInterval

@@ -39,7 +39,9 @@ extension HCI {
         public static let leCoded = LEPHYs(rawValue: 1 << 2)
 
         static let bitNames: [(Int, String)] = [(0, "le1M"), (1, "le2M"), (2, "leCoded")]
-        public var rendered: RenderedValue { HCI.renderBits(UInt64(rawValue), width: 8, names: Self.bitNames) }
+        public var rendered: RenderedValue {
+            HCI.renderBits(UInt64(rawValue), width: 8, names: Self.bitNames)
+        }
     }
 
     /// All_PHYs (Core 5.4 Vol 4 Part E §7.8.48): the directions in which the host has no
@@ -52,7 +54,9 @@ extension HCI {
         public static let noReceivePreference = AllPHYsPreference(rawValue: 1 << 1)
 
         static let bitNames: [(Int, String)] = [(0, "noTransmitPreference"), (1, "noReceivePreference")]
-        public var rendered: RenderedValue { HCI.renderBits(UInt64(rawValue), width: 8, names: Self.bitNames) }
+        public var rendered: RenderedValue {
+            HCI.renderBits(UInt64(rawValue), width: 8, names: Self.bitNames)
+        }
     }
 
     /// PHY_Options (Core 5.4 Vol 4 Part E §7.8.49): preferred coding on the LE Coded PHY.

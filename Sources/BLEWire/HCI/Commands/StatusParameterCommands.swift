@@ -19,6 +19,7 @@ extension HCI {
 
         public func encode(into writer: inout ByteWriter) { writer.u16(handle) }
 
+        /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.5.4).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var handle: UInt16 = 0
