@@ -53,6 +53,20 @@ struct CommandEventTests {
 
     @Test("§7.7.14: an opcode missing from the command table renders status and raw octets")
     func unknownOpcodeRendering() throws {
+        // A vendor-specific opcode (OGF 0x3F, OCF 0x0001) answered with status and three octets.
+        let event = try HCIEvent(decoding: hex("0e 07 05 01 fc 00 11 22 33"))
+        guard case .commandComplete(let complete) = event else {
+            Issue.record("expected Command Complete")
+            return
+        }
+        #expect(complete.opcode.rawValue == 0xFC01)
+        #expect(complete.status == .success)
+        #expect(complete.returnParameters == [0x00, 0x11, 0x22, 0x33])
+        #expect(event.description.contains("status: Success (0x00), returnParameters: 00112233"))
+    }
+
+    @Test("§7.4.1: Read Local Version Information return parameters render typed")
+    func knownOpcodeRendering() throws {
         // Read Local Version Information (0x1001) from a btmon trace of a CSR 4.0 dongle:
         // ncmd 5, HCI version 0x06 revision 0x0709, LMP 0x06, manufacturer 10, subversion 0x0709.
         let event = try HCIEvent(decoding: hex("0e 0c 05 01 10 00 06 09 07 06 0a 00 09 07"))
@@ -60,10 +74,10 @@ struct CommandEventTests {
             Issue.record("expected Command Complete")
             return
         }
-        #expect(complete.opcode.rawValue == 0x1001)
-        #expect(complete.status == .success)
-        #expect(complete.returnParameters == [0x00, 0x06, 0x09, 0x07, 0x06, 0x0A, 0x00, 0x09, 0x07])
-        #expect(event.description.contains("status: Success (0x00), returnParameters: 00060907060a000907"))
+        let typed = try complete.returnParameters(for: HCI.ReadLocalVersionInformation.self)
+        #expect(typed.status == .success)
+        #expect(event.description.contains("Read Local Version Information"))
+        #expect(!event.description.contains("00060907060a000907"))
     }
 
     @Test("§7.7.14: opcode 0x0000 carries only a command credit; status is nil")
