@@ -81,7 +81,10 @@ public enum Rendering {
             guard let payload = mirror.children.first else { return .symbol(caseName) }
             let inner = render(payload.value)
             switch inner {
-            case .object(_, let fields):
+            case .object(let innerName?, let fields):
+                // An enum inside an enum (an ATT PDU inside a channel payload): keep both names.
+                return .object(name: caseName + "." + innerName, fields: fields)
+            case .object(nil, let fields):
                 return .object(name: caseName, fields: fields)
             default:
                 let payloadMirror = Mirror(reflecting: payload.value)

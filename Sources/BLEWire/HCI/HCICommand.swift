@@ -111,7 +111,10 @@ public struct HCICommandPacket: WireCodable, Hashable, WireRenderable, CustomRen
     public var rendered: RenderedValue {
         do {
             if let command = try decodeCommand() {
-                return .object(name: type(of: command).name, fields: [("command", Rendering.render(command))])
+                guard case .object(_, let fields) = Rendering.render(command) else {
+                    return .object(name: type(of: command).name, fields: [])
+                }
+                return .object(name: type(of: command).name, fields: fields)
             }
             return .object(
                 name: "Unknown Command",

@@ -146,7 +146,9 @@ extension HCIEvent {
     public var rendered: RenderedValue {
         switch self {
         case .le(let event):
-            return Rendering.render(event)
+            // "le.connectionComplete": LE subevents keep their meta-event prefix.
+            guard case .object(let name, let fields) = Rendering.render(event) else { return Rendering.render(event) }
+            return .object(name: "le." + (name ?? "unknown"), fields: fields)
         case .unknown(let code, let parameters):
             return .object(
                 name: "unknown",

@@ -1,0 +1,111 @@
+import ArgumentParser
+import BLEWire
+
+/// `ble decode HEX… [--json] [--as LAYER]`: renders bytes as packets, or says exactly why they
+/// do not decode (exit status 1).
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode packets given in hex.",
+        discussion: """
+            By default the input is one or more H4 packets back to back (packet indicator first:
+            01 command, 02 ACL, 03 SCO, 04 event, 05 ISO), e.g.
+              ble decode 040e0401030c00
+            Spaces and colons between hex digits are ignored, so the bytes may be split over
+            several arguments. --as decodes one PDU of another layer instead.
+            """
+    )
+
+    @Argument(help: "The bytes, in hex.")
+    var hex: [String]
+
+    @Flag(help: "Print one JSON object per packet.")
+    var json = false
+
+    @Option(name: .customLong("as"), help: "What the bytes are: \(WireLayer.allValueStrings.joined(separator: ", ")).")
+    var layer: WireLayer = .h4
+
+    func run() throws {
+        guard let bytes = Hex.bytes(hex.joined()) else {
+            throw ValidationError("the input is not hex: use pairs of digits 0-9, a-f")
+        }
+        guard !bytes.isEmpty else { throw ValidationError("no bytes to decode") }
+        let renderings: [RenderedValue]
+        do {
+            renderings = try layer.decode(bytes)
+        } catch {
+            throw DecodeFailure(message: error.description)
+        }
+        for rendering in renderings {
+            print(json ? Rendering.json(of: rendering) : Rendering.text(of: rendering))
+        }
+    }
+}
+
+/// A decoding failure: printed as the typed error's description, exit status 1.
+struct DecodeFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// The layers `ble decode --as` understands.
+enum WireLayer: String, ExpressibleByArgument, CaseIterable {
+    case h4
+    case command
+    case event
+    case acl
+    case l2cap
+    case att
+    case smp
+    case signaling
+    case ad
+
+    /// Decodes the input as this layer; H4 input may hold several packets.
+    func decode(_ bytes: [UInt8]) throws(DecodeFailure) -> [RenderedValue] {
+        do {
+            switch self {
+            case .h4: return try Self.decodeH4Stream(bytes)
+            case .command: return [try HCICommandPacket(decoding: bytes).rendered]
+            case .event: return [Rendering.render(try HCIEvent(decoding: bytes))]
+            case .acl: return [HCIPacket.acl(try ACLPacket(decoding: bytes)).rendered]
+            case .l2cap:
+                let frame = try L2CAPBasicFrame(decoding: bytes)
+                return [
+                    .object(
+                        name: nil,
+                        fields: [
+                            ("channel", frame.channelID.rendered),
+                            ("pdu", Rendering.render(try L2CAPChannelPayload(frame))),
+                        ])
+                ]
+            case .att: return [Rendering.render(try ATTPDU(decoding: bytes))]
+            case .smp: return [Rendering.render(try SMPCommand(decoding: bytes))]
+            case .signaling: return [Rendering.render(try L2CAPSignal(decoding: bytes))]
+            case .ad: return [Rendering.render(try AdvertisingData(decoding: bytes))]
+            }
+        } catch let error as DecodeFailure {
+            throw error
+        } catch {
+            throw DecodeFailure(message: "\(error)")
+        }
+    }
+
+    private static func decodeH4Stream(_ bytes: [UInt8]) throws -> [RenderedValue] {
+        var parser = H4StreamParser()
+        parser.feed(bytes)
+        var renderings: [RenderedValue] = []
+        while let packet = try parser.next() {
+            do {
+                renderings.append(try HCIPacket(packet).rendered)
+            } catch {
+                throw DecodeFailure(message: "packet \(renderings.count + 1): \(error)")
+            }
+        }
+        if parser.pendingByteCount > 0 {
+            throw DecodeFailure(
+                message: "packet \(renderings.count + 1) is incomplete: \(parser.pendingByteCount) octet"
+                    + (parser.pendingByteCount == 1 ? "" : "s") + " of a packet whose header or body is cut short")
+        }
+        return renderings
+    }
+}
