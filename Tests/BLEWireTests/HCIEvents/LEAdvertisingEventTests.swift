@@ -252,10 +252,10 @@ struct LEAdvertisingEventTests {
     @Test("Advertising reports render their event types and data")
     func rendering() throws {
         let event = try HCIEvent(decoding: hex("3e 0d 02 01 00 01 55 44 33 22 11 c0 01 02 c5"))
-        #expect(event.description.hasPrefix("advertisingReport { reports: [{ eventType: ADV_IND, address: "))
+        #expect(event.description.hasPrefix("le.advertisingReport { reports: [{ eventType: ADV_IND, address: "))
         #expect(event.description.contains("data: 02, rssi: -59"))
         let extended = HCIEvent.le(.extendedAdvertisingReport(.init(reports: [Self.extendedChained])))
         #expect(extended.description.contains("eventType: connectable, incomplete, more to come (0x0021)"))
-        #expect(extended.json.contains("\"type\":\"extendedAdvertisingReport\""))
+        #expect(extended.json.contains("\"type\":\"le.extendedAdvertisingReport\""))
     }
 }

@@ -253,7 +253,7 @@ struct LEConnectionEventTests {
         let event = try HCIEvent(decoding: hex("3e 06 0c 00 40 00 02 03"))
         #expect(
             event.description
-                == "phyUpdateComplete { status: Success (0x00), connectionHandle: 64, "
+                == "le.phyUpdateComplete { status: Success (0x00), connectionHandle: 64, "
                 + "txPHY: LE 2M, rxPHY: LE Coded }")
     }
 }
