@@ -54,7 +54,10 @@ struct DemoStory {
         }
 
         section("2. The sensor's host tells its controller to advertise (HCI commands)")
-        send("host → controller", .command(HCI.LESetAdvertisingParameters(advertisingIntervalMin: 0x00A0, advertisingIntervalMax: 0x00A0).packet))
+        send(
+            "host → controller",
+            .command(
+                HCI.LESetAdvertisingParameters(advertisingIntervalMin: 0x00A0, advertisingIntervalMax: 0x00A0).packet))
         send("host → controller", .command(HCI.LESetAdvertisingData(advertisingData: advertisingData.encoded).packet))
         send("host → controller", .command(HCI.LESetAdvertisingEnable(advertisingEnable: true).packet))
         send(
@@ -63,7 +66,8 @@ struct DemoStory {
 
         section("3. The phone scans and sees it (LE Advertising Report)")
         let report = LEMetaEvent.AdvertisingReport.Report(
-            eventType: .advInd, address: LEAddress(sensor, type: .public), data: advertisingData.encoded[...], rssi: -58)
+            eventType: .advInd, address: LEAddress(sensor, type: .public), data: advertisingData.encoded[...], rssi: -58
+        )
         send("controller → host", .event(.le(.advertisingReport(.init(reports: [report])))))
 
         section("4. They connect; the phone asks for a larger ATT MTU")
@@ -106,7 +110,8 @@ struct DemoStory {
         for fragment in fragments { record("controller → host", .acl(fragment), quiet: true) }
         send(
             "controller → host",
-            .event(.numberOfCompletedPackets(.init(entries: [.init(connectionHandle: 0x0040, numCompletedPackets: 2)]))))
+            .event(.numberOfCompletedPackets(.init(entries: [.init(connectionHandle: 0x0040, numCompletedPackets: 2)])))
+        )
 
         section("7. All of it as one byte stream, parsed again in 7-octet chunks")
         try replay()
@@ -155,7 +160,8 @@ struct DemoStory {
             start = end
         }
         let identical = parsed == wire.map(\.1)
-        print("  \(stream.count) octets in \((stream.count + 6) / 7) chunks → \(parsed.count) packets,", terminator: " ")
+        print(
+            "  \(stream.count) octets in \((stream.count + 6) / 7) chunks → \(parsed.count) packets,", terminator: " ")
         print("identical to what was sent: \(identical ? "yes" : "NO")")
         if let last = reassembled.last {
             print("  the fragmented notification reassembled: \(try L2CAPChannelPayload(last))")

@@ -7,9 +7,9 @@ let benchmarks: @Sendable () -> Void = {
             benchmarkCase.name,
             configuration: .init(
                 metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
-                scalingFactor: .kilo,
+                scalingFactor: benchmarkCase.isLarge ? .one : .kilo,
                 maxDuration: .seconds(2),
-                maxIterations: 1_000
+                maxIterations: benchmarkCase.isLarge ? 200 : 1_000
             )
         ) { benchmark in
             for _ in benchmark.scaledIterations {

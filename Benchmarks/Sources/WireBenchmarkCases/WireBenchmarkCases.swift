@@ -6,6 +6,9 @@ public struct WireBenchmarkCase: Sendable {
     public let name: String
     public let summary: String
     public let run: @Sendable () -> Int
+
+    /// Large inputs (a megabyte stream) run once per sample instead of a thousand times.
+    public var isLarge: Bool { name.hasSuffix("1MB") }
 }
 
 /// The cases of the wire-format issue, shared by the ordo-one benchmarks (time, allocations) and

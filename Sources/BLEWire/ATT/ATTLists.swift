@@ -54,8 +54,7 @@ extension ATT {
     /// The entries of a fixed-stride list (Core 5.4 Vol 3 Part F §3.4.3.2, §3.4.3.4, §3.4.4.2,
     /// §3.4.4.10), decoded on access from the PDU's own octets: no allocation, O(1) random
     /// access, and no failure (the shape was validated when decoding).
-    public struct EntryList<Entry: ATTListEntry>: RandomAccessCollection, Hashable, Sendable, CustomRendering
-    {
+    public struct EntryList<Entry: ATTListEntry>: RandomAccessCollection, Hashable, Sendable, CustomRendering {
         /// The list's octets (a slice of the decoded PDU).
         public let bytes: ArraySlice<UInt8>
         /// Octets per entry; `bytes.count` is a non-zero multiple of it.

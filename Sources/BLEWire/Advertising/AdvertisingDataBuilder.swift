@@ -96,8 +96,7 @@ public struct AdvertisingDataBuilder: Sendable {
     /// else a Shortened Local Name cut at a character boundary ("A shortened name shall only
     /// contain contiguous characters from the beginning of the full name", CSS Part A §1.2.1).
     /// Throws `tooLong` when not even one character fits.
-    public mutating func appendLocalName(_ name: String, limit: Limit = .legacy) throws(AdvertisingDataError)
-    {
+    public mutating func appendLocalName(_ name: String, limit: Limit = .legacy) throws(AdvertisingDataError) {
         let room = remaining(in: limit) - 2
         guard let value = Self.fittedLocalName(name, room: room) else {
             let complete = ADStructure(unchecked: .completeLocalName, data: Array(name.utf8)[...])

@@ -62,10 +62,11 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     /// this UUID has; otherwise the 128-bit form is written.
     @inlinable
     public func encode(into writer: inout ByteWriter, width: Int) {
-        switch width {
-        case 2 where uuid16 != nil: writer.u16(uuid16!)
-        case 4 where uuid32 != nil: writer.u32(uuid32!)
-        default:
+        if width == 2, let short = uuid16 {
+            writer.u16(short)
+        } else if width == 4, let short = uuid32 {
+            writer.u32(short)
+        } else {
             writer.u64(low)
             writer.u64(high)
         }

@@ -39,7 +39,10 @@ struct BluetoothAddressTests {
     @Test("A truncated address is a typed error naming the field")
     func truncated() {
         var reader = ByteReader([1, 2, 3], context: "test")
-        #expect(throws: DecodeError(context: "test", field: "Address", offset: 0, reason: .truncated(needed: 6, available: 3))) {
+        #expect(
+            throws: DecodeError(
+                context: "test", field: "Address", offset: 0, reason: .truncated(needed: 6, available: 3))
+        ) {
             try BluetoothAddress(from: &reader)
         }
     }

@@ -121,8 +121,7 @@ struct L2CAPSignalMalformedTests {
     @Test("§4.22 LE credit based request ranges: decoded as sent, refused with the matching result")
     func leCreditBasedRanges() throws {
         typealias Request = L2CAPSignal.LECreditBasedConnectionRequest
-        func request(spsm: UInt16 = 0x80, scid: UInt16 = 0x40, mtu: UInt16 = 23, mps: UInt16 = 23) -> Request
-        {
+        func request(spsm: UInt16 = 0x80, scid: UInt16 = 0x40, mtu: UInt16 = 23, mps: UInt16 = 23) -> Request {
             Request(spsm: spsm, sourceCID: scid, mtu: mtu, mps: mps, initialCredits: 0)
         }
         // The decoder accepts an MTU of 22; the receiver's check refuses it.

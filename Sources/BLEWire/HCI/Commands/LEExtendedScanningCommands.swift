@@ -11,8 +11,7 @@ extension HCI {
         /// Scan_Window in 0.625 ms units.
         public var scanWindow: UInt16
 
-        public init(scanType: ScanType = .passive, scanInterval: UInt16 = 0x0010, scanWindow: UInt16 = 0x0010)
-        {
+        public init(scanType: ScanType = .passive, scanInterval: UInt16 = 0x0010, scanWindow: UInt16 = 0x0010) {
             self.scanType = scanType
             self.scanInterval = scanInterval
             self.scanWindow = scanWindow

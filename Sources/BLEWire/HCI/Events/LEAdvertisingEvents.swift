@@ -178,7 +178,8 @@ extension LEMetaEvent {
                 let dataStart = position.offset &+ 9
                 return Report(
                     eventType: EventType(rawValue: fields.type),
-                    address: LEAddress(BluetoothAddress(fields.address), type: AddressType(rawValue: fields.addressType)),
+                    address: LEAddress(
+                        BluetoothAddress(fields.address), type: AddressType(rawValue: fields.addressType)),
                     data: parameters[dataStart..<(dataStart &+ fields.length)],
                     rssi: Int8(bitPattern: fields.rssi))
             }
