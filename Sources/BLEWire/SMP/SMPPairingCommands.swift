@@ -8,54 +8,74 @@ public protocol SMPCommandParameters: WireCodable, WireRenderable, Hashable {
     var command: SMPCommand { get }
 }
 
+/// Pairing Request and Pairing Response carry the same six fields (Core 5.4 Vol 3 Part H
+/// §3.5.1, §3.5.2); they differ only in their code and in who sends them. The fields live in
+/// `SMP.PairingFeatures` and are reachable directly (`request.authReq`).
+@dynamicMemberLookup
+public protocol SMPPairingFeatureCommand: SMPCommandParameters, CustomRendering {
+    var features: SMP.PairingFeatures { get set }
+    init(features: SMP.PairingFeatures)
+    /// Decoding context, e.g. "SMP Pairing Request".
+    static var context: StaticString { get }
+}
+
+extension SMPPairingFeatureCommand {
+    public init(
+        ioCapability: SMP.IOCapability, oobDataFlag: SMP.OOBDataFlag = .notPresent, authReq: SMP.AuthReq,
+        maximumEncryptionKeySize: UInt8 = 16, initiatorKeyDistribution: SMP.KeyDistribution,
+        responderKeyDistribution: SMP.KeyDistribution
+    ) {
+        self.init(
+            features: SMP.PairingFeatures(
+                ioCapability: ioCapability, oobDataFlag: oobDataFlag, authReq: authReq,
+                maximumEncryptionKeySize: maximumEncryptionKeySize,
+                initiatorKeyDistribution: initiatorKeyDistribution,
+                responderKeyDistribution: responderKeyDistribution))
+    }
+
+    public init(from reader: inout ByteReader) throws(DecodeError) {
+        reader.context = Self.context
+        self.init(features: try SMP.PairingFeatures(from: &reader))
+    }
+
+    public func encode(into writer: inout ByteWriter) { features.encode(into: &writer) }
+
+    /// Renders the six fields directly, as on the wire.
+    public var rendered: RenderedValue { Rendering.render(features) }
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<SMP.PairingFeatures, Value>) -> Value {
+        get { features[keyPath: field] }
+        set { features[keyPath: field] = newValue }
+    }
+}
+
 extension SMP {
     /// Pairing Request (Core 5.4 Vol 3 Part H §3.5.1): the initiator's pairing features.
-    public struct PairingRequest: SMPCommandParameters {
+    public struct PairingRequest: SMPPairingFeatureCommand {
         public static let code = SMPCode.pairingRequest
-        public var ioCapability: IOCapability
-        public var oobDataFlag: OOBDataFlag
-        public var authReq: AuthReq
-        /// Maximum Encryption Key Size in octets, 7...16 (a decode error otherwise).
-        public var maximumEncryptionKeySize: UInt8
-        public var initiatorKeyDistribution: KeyDistribution
-        public var responderKeyDistribution: KeyDistribution
+        public static let context: StaticString = "SMP Pairing Request"
+        public var features: PairingFeatures
 
-        public init(
-            ioCapability: IOCapability, oobDataFlag: OOBDataFlag = .notPresent, authReq: AuthReq,
-            maximumEncryptionKeySize: UInt8 = 16, initiatorKeyDistribution: KeyDistribution,
-            responderKeyDistribution: KeyDistribution
-        ) {
-            self.ioCapability = ioCapability
-            self.oobDataFlag = oobDataFlag
-            self.authReq = authReq
-            self.maximumEncryptionKeySize = maximumEncryptionKeySize
-            self.initiatorKeyDistribution = initiatorKeyDistribution
-            self.responderKeyDistribution = responderKeyDistribution
-        }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Pairing Request"
-            let features = try PairingFeatures(from: &reader)
-            self.init(
-                ioCapability: features.ioCapability, oobDataFlag: features.oobDataFlag,
-                authReq: features.authReq, maximumEncryptionKeySize: features.maximumEncryptionKeySize,
-                initiatorKeyDistribution: features.initiatorKeyDistribution,
-                responderKeyDistribution: features.responderKeyDistribution)
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            PairingFeatures.encode(
-                ioCapability, oobDataFlag, authReq, maximumEncryptionKeySize,
-                initiatorKeyDistribution, responderKeyDistribution, into: &writer)
-        }
-
+        public init(features: PairingFeatures) { self.features = features }
         public var command: SMPCommand { .pairingRequest(self) }
     }
 
     /// Pairing Response (Core 5.4 Vol 3 Part H §3.5.2): the responder's pairing features. The
     /// key distribution fields are the responder's answer to what the initiator offered.
-    public struct PairingResponse: SMPCommandParameters {
+    public struct PairingResponse: SMPPairingFeatureCommand {
         public static let code = SMPCode.pairingResponse
+        public static let context: StaticString = "SMP Pairing Response"
+        public var features: PairingFeatures
+
+        public init(features: PairingFeatures) { self.features = features }
+        public var command: SMPCommand { .pairingResponse(self) }
+    }
+
+    /// The six parameter octets Pairing Request and Pairing Response share (§3.5.1, §3.5.2).
+    public struct PairingFeatures: Hashable, Sendable, WireCodable, WireRenderable {
+        /// Core 5.4 Vol 3 Part H §3.5.1: "shall be in the range 7 to 16 octets".
+        public static let keySizeRange: ClosedRange<Int> = 7...16
+
         public var ioCapability: IOCapability
         public var oobDataFlag: OOBDataFlag
         public var authReq: AuthReq
@@ -78,37 +98,6 @@ extension SMP {
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Pairing Response"
-            let features = try PairingFeatures(from: &reader)
-            self.init(
-                ioCapability: features.ioCapability, oobDataFlag: features.oobDataFlag,
-                authReq: features.authReq, maximumEncryptionKeySize: features.maximumEncryptionKeySize,
-                initiatorKeyDistribution: features.initiatorKeyDistribution,
-                responderKeyDistribution: features.responderKeyDistribution)
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            PairingFeatures.encode(
-                ioCapability, oobDataFlag, authReq, maximumEncryptionKeySize,
-                initiatorKeyDistribution, responderKeyDistribution, into: &writer)
-        }
-
-        public var command: SMPCommand { .pairingResponse(self) }
-    }
-
-    /// The six parameter octets Pairing Request and Pairing Response share (§3.5.1, §3.5.2).
-    struct PairingFeatures {
-        /// Core 5.4 Vol 3 Part H §3.5.1: "shall be in the range 7 to 16 octets".
-        static let keySizeRange: ClosedRange<Int> = 7...16
-
-        var ioCapability: IOCapability
-        var oobDataFlag: OOBDataFlag
-        var authReq: AuthReq
-        var maximumEncryptionKeySize: UInt8
-        var initiatorKeyDistribution: KeyDistribution
-        var responderKeyDistribution: KeyDistribution
-
-        init(from reader: inout ByteReader) throws(DecodeError) {
             ioCapability = IOCapability(rawValue: try reader.u8("IO Capability"))
             oobDataFlag = OOBDataFlag(rawValue: try reader.u8("OOB Data Flag"))
             authReq = AuthReq(rawValue: try reader.u8("AuthReq"))
@@ -124,17 +113,13 @@ extension SMP {
             responderKeyDistribution = KeyDistribution(rawValue: try reader.u8("Responder Key Distribution"))
         }
 
-        static func encode(
-            _ io: IOCapability, _ oob: OOBDataFlag, _ authReq: AuthReq, _ keySize: UInt8,
-            _ initiatorKeys: KeyDistribution, _ responderKeys: KeyDistribution,
-            into writer: inout ByteWriter
-        ) {
-            writer.u8(io.rawValue)
-            writer.u8(oob.rawValue)
+        public func encode(into writer: inout ByteWriter) {
+            writer.u8(ioCapability.rawValue)
+            writer.u8(oobDataFlag.rawValue)
             writer.u8(authReq.rawValue)
-            writer.u8(keySize)
-            writer.u8(initiatorKeys.rawValue)
-            writer.u8(responderKeys.rawValue)
+            writer.u8(maximumEncryptionKeySize)
+            writer.u8(initiatorKeyDistribution.rawValue)
+            writer.u8(responderKeyDistribution.rawValue)
         }
     }
 
