@@ -1,7 +1,7 @@
 extension ATT {
     /// ATT_HANDLE_VALUE_NTF (Core 5.4 Vol 3 Part F §3.4.7.1): a value the server pushes
     /// unacknowledged. `value` is a slice of the PDU.
-    public struct HandleValueNotification: ATTPDUParameters {
+    public struct HandleValueNotification: ATTHandleValueParameters {
         public static let opcode = ATTOpcode.handleValueNotification
 
         public var handle: UInt16
@@ -13,22 +13,13 @@ extension ATT {
             self.value = value
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Handle Value Notification"
-            handle = try reader.u16("Attribute Handle")
-            value = reader.rest()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u16(handle)
-            writer.append(value)
-        }
+        public static let context: StaticString = "ATT Handle Value Notification"
 
         public var pdu: ATTPDU { .handleValueNotification(self) }
     }
 
     /// ATT_HANDLE_VALUE_IND (Core 5.4 Vol 3 Part F §3.4.7.2): a value the client confirms.
-    public struct HandleValueIndication: ATTPDUParameters {
+    public struct HandleValueIndication: ATTHandleValueParameters {
         public static let opcode = ATTOpcode.handleValueIndication
 
         public var handle: UInt16
@@ -40,16 +31,7 @@ extension ATT {
             self.value = value
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Handle Value Indication"
-            handle = try reader.u16("Attribute Handle")
-            value = reader.rest()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u16(handle)
-            writer.append(value)
-        }
+        public static let context: StaticString = "ATT Handle Value Indication"
 
         public var pdu: ATTPDU { .handleValueIndication(self) }
     }

@@ -1,6 +1,6 @@
 extension ATT {
     /// ATT_WRITE_REQ (Core 5.4 Vol 3 Part F §3.4.5.1): write a value, answered by a Write Response.
-    public struct WriteRequest: ATTPDUParameters {
+    public struct WriteRequest: ATTHandleValueParameters {
         public static let opcode = ATTOpcode.writeRequest
 
         public var handle: UInt16
@@ -11,16 +11,7 @@ extension ATT {
             self.value = value
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Write Request"
-            handle = try reader.u16("Attribute Handle")
-            value = reader.rest()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u16(handle)
-            writer.append(value)
-        }
+        public static let context: StaticString = "ATT Write Request"
 
         public var pdu: ATTPDU { .writeRequest(self) }
     }
@@ -37,7 +28,7 @@ extension ATT {
     }
 
     /// ATT_WRITE_CMD (Core 5.4 Vol 3 Part F §3.4.5.3): write a value, no answer.
-    public struct WriteCommand: ATTPDUParameters {
+    public struct WriteCommand: ATTHandleValueParameters {
         public static let opcode = ATTOpcode.writeCommand
 
         public var handle: UInt16
@@ -48,16 +39,7 @@ extension ATT {
             self.value = value
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Write Command"
-            handle = try reader.u16("Attribute Handle")
-            value = reader.rest()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u16(handle)
-            writer.append(value)
-        }
+        public static let context: StaticString = "ATT Write Command"
 
         public var pdu: ATTPDU { .writeCommand(self) }
     }
@@ -236,5 +218,32 @@ extension ATT {
         public func encode(into writer: inout ByteWriter) {}
 
         public var pdu: ATTPDU { .executeWriteResponse(self) }
+    }
+}
+
+/// The PDUs whose parameters are an attribute handle followed by a value to the end of the PDU:
+/// Write Request and Command (Core 5.4 Vol 3 Part F §3.4.5.1, §3.4.5.3), Handle Value
+/// Notification and Indication (§3.4.7.1, §3.4.7.2). One decoder and encoder for all four.
+public protocol ATTHandleValueParameters: ATTPDUParameters {
+    var handle: UInt16 { get }
+    /// A slice of the PDU when decoded.
+    var value: ArraySlice<UInt8> { get }
+    init(handle: UInt16, value: ArraySlice<UInt8>)
+    /// Decoding context, e.g. "ATT Write Request".
+    static var context: StaticString { get }
+}
+
+extension ATTHandleValueParameters {
+    @inlinable
+    public init(from reader: inout ByteReader) throws(DecodeError) {
+        reader.context = Self.context
+        let handle = try reader.u16("Attribute Handle")
+        self.init(handle: handle, value: reader.rest())
+    }
+
+    @inlinable
+    public func encode(into writer: inout ByteWriter) {
+        writer.u16(handle)
+        writer.append(value)
     }
 }
