@@ -1,0 +1,133 @@
+/// The discrete-event core of the virtual radio: actions scheduled at virtual instants, run in
+/// time order (ties in scheduling order), one at a time.
+///
+/// Everything on the virtual air — advertising events, connection events, supervision timers —
+/// is an action in this queue. It is deliberately synchronous and single-owner: the simulation
+/// that owns it runs it from one isolation domain, so runs are deterministic and cheap (no task
+/// per event). `now` only moves forward, to the time of the action being run.
+public final class EventQueue {
+    /// Identifies a scheduled action, for cancelling it.
+    public struct Token: Hashable, Sendable {
+        fileprivate let sequence: UInt64
+    }
+
+    private struct Entry {
+        let time: VirtualInstant
+        let sequence: UInt64
+        let action: () -> Void
+
+        func precedes(_ other: Entry) -> Bool {
+            time != other.time ? time < other.time : sequence < other.sequence
+        }
+    }
+
+    /// The current virtual time: the time of the action running now, or of the last one run.
+    public private(set) var now: VirtualInstant = .zero
+    private var heap: [Entry] = []
+    private var nextSequence: UInt64 = 0
+    /// Scheduled actions not yet run nor cancelled.
+    private var live: Set<UInt64> = []
+    /// Cancelled actions still in the heap (skipped when they surface).
+    private var cancelled: Set<UInt64> = []
+
+    public init() {}
+
+    /// Number of pending (not cancelled) actions.
+    public var pendingCount: Int { live.count }
+
+    /// The time of the earliest pending action, or nil when nothing is scheduled.
+    public var nextTime: VirtualInstant? {
+        dropCancelledHead()
+        return heap.first?.time
+    }
+
+    /// Schedules `action` at `time` (not before now: a past time runs at `now`).
+    @discardableResult
+    public func schedule(at time: VirtualInstant, _ action: @escaping () -> Void) -> Token {
+        let sequence = nextSequence
+        nextSequence &+= 1
+        push(Entry(time: max(time, now), sequence: sequence, action: action))
+        live.insert(sequence)
+        return Token(sequence: sequence)
+    }
+
+    /// Schedules `action` after `delay` from now.
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> Token {
+        schedule(at: now.advanced(by: delay), action)
+    }
+
+    /// Cancels a pending action; cancelling one that already ran or was cancelled does nothing.
+    public func cancel(_ token: Token) {
+        if live.remove(token.sequence) != nil { cancelled.insert(token.sequence) }
+    }
+
+    /// Runs the earliest pending action, advancing `now` to its time. Returns false when
+    /// nothing is pending.
+    @discardableResult
+    public func runNext() -> Bool {
+        while let entry = popMin() {
+            if cancelled.remove(entry.sequence) != nil { continue }
+            live.remove(entry.sequence)
+            now = entry.time
+            entry.action()
+            return true
+        }
+        return false
+    }
+
+    /// Runs every action scheduled up to and including `deadline`, then sets `now` to the
+    /// deadline (time passes even when nothing happens).
+    public func run(until deadline: VirtualInstant) {
+        while let next = nextTime, next <= deadline {
+            runNext()
+        }
+        if deadline > now { now = deadline }
+    }
+
+    /// Runs actions until none is pending or `limit` actions have run; returns how many ran.
+    @discardableResult
+    public func runUntilIdle(limit: Int = .max) -> Int {
+        var count = 0
+        while count < limit, runNext() { count += 1 }
+        return count
+    }
+
+    // MARK: Binary heap ordered by (time, sequence)
+
+    private func dropCancelledHead() {
+        while let head = heap.first, cancelled.contains(head.sequence) {
+            cancelled.remove(head.sequence)
+            _ = popMin()
+        }
+    }
+
+    private func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].precedes(heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func popMin() -> Entry? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let min = heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].precedes(heap[smallest]) { smallest = left }
+            if right < heap.count, heap[right].precedes(heap[smallest]) { smallest = right }
+            if smallest == parent { break }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return min
+    }
+}
