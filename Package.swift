@@ -44,6 +44,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "BLEControllerTests", dependencies: ["BLEController", "BLEWire"]),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,252 @@
+import Foundation
+import Synchronization
+
+/// The virtual radio's world of time: one thread that runs every participant's async work (as
+/// a serial and task executor) and the discrete-event queue of the air, and a `Clock` on
+/// virtual time.
+///
+/// In `.virtual` mode time jumps: whenever no job is runnable, the clock advances to the next
+/// scheduled event — an hour of an idle connection takes milliseconds, and runs are
+/// deterministic. In `.paced` mode the same events run when the wall clock reaches them (scaled
+/// by `rate`), for foreign hosts over TCP and for demos.
+///
+/// The contract that makes "nothing is runnable" meaningful: everything that takes part (hosts,
+/// controllers, the test or app driving them) runs on this executor — actors return
+/// `simulation.executor.asUnownedSerialExecutor()` as their `unownedExecutor`, tasks are started
+/// with `run(_:)` or `Task(executorPreference: simulation.executor)`. Work parked on other
+/// executors is invisible to the simulation, which would advance time past it.
+public final class Simulation: Sendable {
+    public enum Pacing: Sendable, Equatable {
+        /// Jump to the next event whenever nothing is runnable.
+        case virtual
+        /// Follow wall time; `rate` virtual seconds per wall second (1 = real time).
+        case paced(rate: Double)
+    }
+
+    public let pacing: Pacing
+    public let executor: SimulationExecutor
+    public let clock: VirtualClock
+
+    public init(pacing: Pacing = .virtual) {
+        self.pacing = pacing
+        let executor = SimulationExecutor(pacing: pacing)
+        self.executor = executor
+        self.clock = VirtualClock(executor: executor)
+    }
+
+    /// The current virtual time.
+    public var now: VirtualInstant { clock.now }
+
+    /// Runs `body` as a task on the simulation executor and returns its result. Virtual time
+    /// advances while `body` awaits.
+    public func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        executor.start()
+        let task = Task(executorPreference: executor) { try await body() }
+        return try await task.value
+    }
+
+    deinit {
+        executor.stop()
+    }
+
+    /// Runs `action` on the simulation thread with the event queue (for code that drives the air
+    /// synchronously: controllers, the virtual air). Safe to call from any thread.
+    public func perform(_ action: @escaping @Sendable (EventQueue) -> Void) {
+        executor.start()
+        executor.submit(action)
+    }
+}
+
+/// The single thread of a simulation: a serial executor (actors), a task executor (tasks) and
+/// the owner of the event queue.
+public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+    // @unchecked Sendable: `queue` is only touched on the simulation thread (inside `loop`, by
+    // jobs and actions it runs); everything shared across threads is inside `state`'s Mutex.
+    private struct State {
+        var jobs: [UnownedJob] = []
+        var actions: [@Sendable (EventQueue) -> Void] = []
+        var started = false
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let wakeUp = NSCondition()
+    private let pacing: Simulation.Pacing
+    /// The event queue; owned by the simulation thread.
+    let queue = EventQueue()
+    /// Virtual time published for readers on other threads (nanoseconds).
+    private let publishedNow = Atomic<Int64>(0)
+
+    init(pacing: Simulation.Pacing) {
+        self.pacing = pacing
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        state.withLock { $0.jobs.append(unowned) }
+        signal()
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Virtual time, readable from any thread.
+    var now: VirtualInstant { VirtualInstant(nanoseconds: publishedNow.load(ordering: .acquiring)) }
+
+    func submit(_ action: @escaping @Sendable (EventQueue) -> Void) {
+        state.withLock { $0.actions.append(action) }
+        signal()
+    }
+
+    private func signal() {
+        wakeUp.lock()
+        wakeUp.signal()
+        wakeUp.unlock()
+    }
+
+    /// Ends the simulation thread; work still queued is dropped.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        signal()
+    }
+
+    /// Starts the simulation thread once.
+    func start() {
+        let first = state.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        let thread = Thread { [self] in loop() }
+        thread.name = "swift-ble simulation"
+        thread.start()
+    }
+
+    /// Runs jobs and submitted actions; when none is left, advances virtual time to the next
+    /// event (at once, or when the wall clock reaches it in paced mode); when nothing is
+    /// scheduled either, sleeps until new work arrives.
+    private func loop() {
+        let wallStart = ContinuousClock.now
+        while true {
+            let (jobs, actions, stopped) = state.withLock { state in
+                defer {
+                    state.jobs.removeAll(keepingCapacity: true)
+                    state.actions.removeAll(keepingCapacity: true)
+                }
+                return (state.jobs, state.actions, state.stopped)
+            }
+            if stopped { return }
+            if !jobs.isEmpty || !actions.isEmpty {
+                for action in actions { action(queue) }
+                for job in jobs {
+                    job.runSynchronously(
+                        isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                }
+                continue
+            }
+            guard let next = queue.nextTime else {
+                waitForWork(until: nil)
+                continue
+            }
+            if case .paced(let rate) = pacing, rate > 0 {
+                let due = wallStart + .nanoseconds(Int64(Double(next.nanoseconds) / rate))
+                if ContinuousClock.now < due {
+                    waitForWork(until: due)
+                    continue
+                }
+            }
+            queue.runNext()
+            publishedNow.store(queue.now.nanoseconds, ordering: .releasing)
+        }
+    }
+
+    private func waitForWork(until deadline: ContinuousClock.Instant?) {
+        wakeUp.lock()
+        defer { wakeUp.unlock() }
+        let hasWork = state.withLock { !$0.jobs.isEmpty || !$0.actions.isEmpty || $0.stopped }
+        guard !hasWork else { return }
+        if let deadline {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+            _ = wakeUp.wait(until: Date(timeIntervalSinceNow: max(0, seconds)))
+        } else {
+            wakeUp.wait()
+        }
+    }
+}
+
+/// A `Clock` on a simulation's virtual time (Core timers — ATT 30 s, supervision, backoff — read
+/// whatever clock they are given; on the virtual radio it is this one).
+public struct VirtualClock: Clock, Sendable {
+    public typealias Instant = VirtualInstant
+    public typealias Duration = Swift.Duration
+
+    let executor: SimulationExecutor
+
+    public var now: VirtualInstant { executor.now }
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// Suspends until virtual time reaches `deadline`. Cancellation resumes at once with
+    /// `CancellationError`.
+    public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
+        let sleeper = Sleeper()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                sleeper.arm(continuation)
+                executor.start()
+                executor.submit { queue in
+                    let token = queue.schedule(at: deadline) { sleeper.fire(.success(())) }
+                    // Cancelling touches the queue, so it goes back through the simulation thread.
+                    sleeper.setCancel { [executor] in executor.submit { $0.cancel(token) } }
+                }
+            }
+        } onCancel: {
+            sleeper.fire(.failure(CancellationError()))
+        }
+    }
+}
+
+/// One pending sleep: resumed exactly once, by its event or by cancellation.
+private final class Sleeper: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, Error>?
+        var cancelEvent: (@Sendable () -> Void)?
+        var result: Result<Void, Error>?
+    }
+
+    private let state = Mutex(State())
+
+    func arm(_ continuation: CheckedContinuation<Void, Error>) {
+        let early = state.withLock { state -> Result<Void, Error>? in
+            if let result = state.result { return result }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func setCancel(_ cancel: @escaping @Sendable () -> Void) {
+        let alreadyDone = state.withLock { state -> Bool in
+            if state.result != nil { return true }
+            state.cancelEvent = cancel
+            return false
+        }
+        if alreadyDone { cancel() }
+    }
+
+    func fire(_ result: Result<Void, Error>) {
+        let (continuation, cancel) = state.withLock {
+            state -> (CheckedContinuation<Void, Error>?, (@Sendable () -> Void)?) in
+            guard state.result == nil else { return (nil, nil) }
+            state.result = result
+            defer {
+                state.continuation = nil
+                state.cancelEvent = nil
+            }
+            return (state.continuation, state.cancelEvent)
+        }
+        if case .failure = result { cancel?() }
+        continuation?.resume(with: result)
+    }
+}
