@@ -21,12 +21,20 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
     ],
     targets: [
         .target(name: "BLEWire"),
         .target(name: "BLEController", dependencies: ["BLEWire"]),
         .target(name: "BLETransport", dependencies: ["BLEWire"]),
-        .target(name: "BLEHost", dependencies: ["BLEWire", "BLETransport"]),
+        .target(
+            name: "BLEHost",
+            dependencies: [
+                "BLEWire", "BLETransport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(name: "BLE", dependencies: ["BLEHost", "BLEWire"]),
         .target(name: "BLECompanion", dependencies: ["BLE"]),
         .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE"]),
@@ -45,6 +53,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BLEControllerTests", dependencies: ["BLEController", "BLEWire"]),
+        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "BLEWire"]),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
     ],
     swiftLanguageModes: [.v6]
