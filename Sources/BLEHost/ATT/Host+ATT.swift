@@ -1,0 +1,291 @@
+import BLEWire
+
+/// The ATT bearer of each connection (Core 5.4 Vol 3 Part F §3.3), run by the host actor.
+///
+/// Policy, stated once (DESIGN.md): a peer that pipelines requests, sends a response nobody
+/// asked for, a confirmation for no indication, or lets a transaction pass its 30-second
+/// timeout, has broken the protocol — the link is closed. API misuse (a PDU longer than the
+/// MTU) throws at once. Running out of transmit room waits for room.
+extension Host {
+    // MARK: Client side: requests, commands
+
+    /// Sends a request and waits for its response or Error Response.
+    public func attRequest(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) -> ATTPDU {
+        let result = await performRequest(pdu, on: handle)
+        return try result.get()
+    }
+
+    private func performRequest(_ pdu: ATTPDU, on handle: UInt16) async -> Result<ATTPDU, ATTBearerError> {
+        // One request outstanding per bearer (§3.3.2): later callers wait their turn.
+        while let bearer = bearers[handle], case .awaiting = bearer.request {
+            await withCheckedContinuation { bearers[handle]?.requestWaiters.append($0) }
+        }
+        guard bearers[handle] != nil else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
+        let bytes = pdu.encoded
+        let mtu = bearers[handle]!.mtu
+        guard bytes.count <= mtu else {
+            wakeNextRequestWaiter(handle)
+            return .failure(.pduTooLong(length: bytes.count, mtu: mtu))
+        }
+        let id = bearers[handle]!.makeTransactionID()
+        let result = await withCheckedContinuation { continuation in
+            bearers[handle]!.request = .awaiting(opcode: pdu.opcode, id: id, continuation: continuation)
+            sendL2CAP(bytes, channel: .att, on: handle, priority: .request)
+            armTransactionTimeout(handle: handle) { state in
+                if case .awaiting(_, id, _) = state.request { return true }
+                return false
+            }
+        }
+        return result
+    }
+
+    /// Sends a command (Write Command, Signed Write), waiting for transmit room.
+    public func attCommand(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) {
+        try await sendUnacknowledged(pdu, on: handle)
+    }
+
+    /// Exchanges the ATT_MTU as client (§3.4.2): MTU = max(min(client, server), 23).
+    @discardableResult
+    public func exchangeMTU(on handle: UInt16) async throws(ATTBearerError) -> Int {
+        let preferred = UInt16(clamping: configuration.preferredATTMTU)
+        let response = try await attRequest(.exchangeMTURequest(.init(clientRxMTU: preferred)), on: handle)
+        switch response {
+        case .exchangeMTUResponse(let answer):
+            let mtu = max(min(Int(preferred), Int(answer.serverRxMTU)), 23)
+            setMTU(mtu, on: handle)
+            return mtu
+        case .errorResponse:
+            return bearers[handle]?.mtu ?? 23
+        default:
+            throw .protocolViolation("Exchange MTU answered by \(response.opcode)")
+        }
+    }
+
+    public func attMTU(on handle: UInt16) -> Int { bearers[handle]?.mtu ?? 23 }
+
+    /// True when the link can take a write without response / notification now.
+    public func canSendWithoutResponse(on handle: UInt16) -> Bool { acl.isReady(handle) }
+
+    // MARK: Server side: notifications, indications
+
+    /// Sends a notification, waiting for transmit room; the value is cut to ATT_MTU − 3
+    /// (§3.4.7.1).
+    public func notify(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: UInt16)
+        async throws(ATTBearerError)
+    {
+        let mtu = bearers[handle]?.mtu ?? 23
+        let pdu = ATTPDU.handleValueNotification(.init(handle: attributeHandle, value: ArraySlice(value.prefix(mtu - 3))))
+        try await sendUnacknowledged(pdu, on: handle)
+    }
+
+    /// Sends an indication and waits for its confirmation (one outstanding, §3.3.2).
+    public func indicate(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: UInt16)
+        async throws(ATTBearerError)
+    {
+        while let bearer = bearers[handle], case .awaiting = bearer.indication {
+            await withCheckedContinuation { bearers[handle]?.indicationWaiters.append($0) }
+        }
+        guard let bearer = bearers[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
+        let pdu = ATTPDU.handleValueIndication(
+            .init(handle: attributeHandle, value: ArraySlice(value.prefix(bearer.mtu - 3))))
+        let id = bearers[handle]!.makeTransactionID()
+        let result = await withCheckedContinuation { continuation in
+            bearers[handle]!.indication = .awaiting(id: id, continuation: continuation)
+            sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .indication)
+            armTransactionTimeout(handle: handle) { state in
+                if case .awaiting(id, _) = state.indication { return true }
+                return false
+            }
+        }
+        try result.get()
+    }
+
+    private func sendUnacknowledged(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) {
+        while bearers[handle] != nil, !acl.isReady(handle) {
+            await withCheckedContinuation { bearers[handle]?.readinessWaiters.append($0) }
+        }
+        guard let bearer = bearers[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
+        let bytes = pdu.encoded
+        guard bytes.count <= bearer.mtu else { throw .pduTooLong(length: bytes.count, mtu: bearer.mtu) }
+        sendL2CAP(bytes, channel: .att, on: handle, priority: .command)
+    }
+
+    // MARK: Receiving
+
+    func receivedATT(_ payload: ArraySlice<UInt8>, on handle: UInt16) {
+        guard bearers[handle] != nil, let (opcode, kind) = ATTPDU.peek(payload) else { return }
+        let pdu: ATTPDU
+        do {
+            pdu = try ATTPDU(decoding: payload)
+        } catch {
+            switch kind {
+            case .request:
+                // A malformed request gets Invalid PDU (§3.4.1.1), unless one is already
+                // being served (then it is pipelined as well as malformed).
+                guard case .idle = bearers[handle]!.incoming else { return violation(handle, "pipelined request") }
+                respond(.errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: .invalidPDU)), on: handle)
+            case .response, .confirmation:
+                violation(handle, "malformed \(opcode)")
+            case .command, .notification, .indication:
+                return
+            }
+            return
+        }
+        switch kind {
+        case .request: receivedRequest(pdu, on: handle)
+        case .response: receivedResponse(pdu, on: handle)
+        case .command:
+            if let server = attServer { Task { _ = await server.handle(pdu, connection: handle) } }
+        case .notification: receivedNotification(pdu, on: handle)
+        case .indication:
+            if case .handleValueIndication(let indication) = pdu {
+                respond(.handleValueConfirmation(.init()), on: handle)
+                emit(.indication(handle: handle, attributeHandle: indication.handle, value: Array(indication.value)))
+            }
+        case .confirmation:
+            guard case .awaiting(_, let continuation) = bearers[handle]!.indication else {
+                return violation(handle, "confirmation without an indication")
+            }
+            bearers[handle]!.indication = .idle
+            continuation.resume(returning: .success(()))
+            if !bearers[handle]!.indicationWaiters.isEmpty {
+                bearers[handle]!.indicationWaiters.removeFirst().resume()
+            }
+        }
+    }
+
+    private func receivedRequest(_ pdu: ATTPDU, on handle: UInt16) {
+        guard case .idle = bearers[handle]!.incoming else { return violation(handle, "pipelined request") }
+        if case .exchangeMTURequest(let request) = pdu {
+            let ours = UInt16(clamping: configuration.preferredATTMTU)
+            respond(.exchangeMTUResponse(.init(serverRxMTU: ours)), on: handle)
+            setMTU(max(min(Int(ours), Int(request.clientRxMTU)), 23), on: handle)
+            return
+        }
+        guard let server = attServer else {
+            respond(
+                .errorResponse(.init(requestOpcode: pdu.opcode, handle: 0, errorCode: .requestNotSupported)), on: handle)
+            return
+        }
+        bearers[handle]!.incoming = .serving(pdu.opcode)
+        Task {
+            let response = await server.handle(pdu, connection: handle)
+            self.finishServing(response, for: pdu.opcode, on: handle)
+        }
+    }
+
+    private func finishServing(_ response: ATTPDU?, for opcode: ATTOpcode, on handle: UInt16) {
+        guard bearers[handle] != nil else { return }
+        bearers[handle]!.incoming = .idle
+        respond(
+            response ?? .errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: .unlikelyError)), on: handle)
+    }
+
+    private func receivedResponse(_ pdu: ATTPDU, on handle: UInt16) {
+        guard case .awaiting(let opcode, _, let continuation) = bearers[handle]!.request else {
+            return violation(handle, "unsolicited \(pdu.opcode)")
+        }
+        let answers: Bool
+        if case .errorResponse(let error) = pdu {
+            answers = error.requestOpcode == opcode
+        } else {
+            answers = opcode.pairedResponse == pdu.opcode
+        }
+        guard answers else { return violation(handle, "\(pdu.opcode) does not answer \(opcode)") }
+        bearers[handle]!.request = .idle
+        continuation.resume(returning: .success(pdu))
+        wakeNextRequestWaiter(handle)
+    }
+
+    private func receivedNotification(_ pdu: ATTPDU, on handle: UInt16) {
+        switch pdu {
+        case .handleValueNotification(let notification):
+            emit(.notification(handle: handle, attributeHandle: notification.handle, value: Array(notification.value)))
+        case .multipleHandleValueNotification(let multiple):
+            for tuple in multiple.tuples {
+                emit(.notification(handle: handle, attributeHandle: tuple.handle, value: Array(tuple.value)))
+            }
+        default:
+            return
+        }
+    }
+
+    // MARK: Plumbing
+
+    private func respond(_ pdu: ATTPDU, on handle: UInt16) {
+        sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
+    }
+
+    private func setMTU(_ mtu: Int, on handle: UInt16) {
+        guard bearers[handle] != nil else { return }
+        bearers[handle]!.mtu = mtu
+        connections[handle]?.attMTU = mtu
+        emit(.attMTUChanged(handle: handle, mtu: mtu))
+    }
+
+    private func wakeNextRequestWaiter(_ handle: UInt16) {
+        guard bearers[handle] != nil, !bearers[handle]!.requestWaiters.isEmpty else { return }
+        bearers[handle]!.requestWaiters.removeFirst().resume()
+    }
+
+    /// Resumes writers waiting for room on links that have it, and reports readiness.
+    func wakeReadinessWaiters() {
+        for handle in bearers.keys where acl.isReady(handle) && !bearers[handle]!.readinessWaiters.isEmpty {
+            let waiters = bearers[handle]!.readinessWaiters
+            bearers[handle]!.readinessWaiters = []
+            for waiter in waiters { waiter.resume() }
+            emit(.readyToSend(handle: handle))
+        }
+    }
+
+    /// §3.3.3: a transaction not completed within 30 s ends the bearer; the link is closed.
+    private func armTransactionTimeout(handle: UInt16, stillPending: @escaping @Sendable (ATTBearerState) -> Bool) {
+        let timeout = configuration.attTransactionTimeout
+        Task {
+            do { try await self.clock.sleep(for: timeout) } catch { return }
+            self.transactionTimedOut(handle: handle, stillPending: stillPending)
+        }
+    }
+
+    private func transactionTimedOut(handle: UInt16, stillPending: (ATTBearerState) -> Bool) {
+        guard let bearer = bearers[handle], stillPending(bearer) else { return }
+        failBearer(handle, with: .transactionTimeout)
+        Task { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
+    }
+
+    /// A protocol violation by the peer: fail the bearer and close the link.
+    private func violation(_ handle: UInt16, _ what: String) {
+        failBearer(handle, with: .protocolViolation(what))
+        Task { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
+    }
+
+    /// Ends every transaction of a bearer with `error` and removes it: after a disconnection,
+    /// a timeout (§3.3.3: no further ATT on this bearer) or a violation, nothing more is sent.
+    func failBearer(_ handle: UInt16, with error: ATTBearerError) {
+        guard let bearer = bearers.removeValue(forKey: handle) else { return }
+        if case .awaiting(_, _, let continuation) = bearer.request { continuation.resume(returning: .failure(error)) }
+        if case .awaiting(_, let continuation) = bearer.indication { continuation.resume(returning: .failure(error)) }
+        for waiter in bearer.requestWaiters + bearer.indicationWaiters + bearer.readinessWaiters { waiter.resume() }
+    }
+}
+
+/// The client side of one connection's ATT bearer, for GATT client procedures.
+public struct HostATTBearer: ATTClientBearer {
+    public let host: Host
+    public let connection: UInt16
+
+    public init(host: Host, connection: UInt16) {
+        self.host = host
+        self.connection = connection
+    }
+
+    public var mtu: Int { get async { await host.attMTU(on: connection) } }
+
+    public func request(_ pdu: ATTPDU) async throws(ATTBearerError) -> ATTPDU {
+        try await host.attRequest(pdu, on: connection)
+    }
+
+    public func command(_ pdu: ATTPDU) async throws(ATTBearerError) {
+        try await host.attCommand(pdu, on: connection)
+    }
+}

@@ -1,0 +1,126 @@
+import BLEWire
+
+extension Host {
+    /// Dispatches one event from the controller.
+    func handle(_ event: HCIEvent) {
+        switch event {
+        case .commandComplete(let complete):
+            commandCompleted(
+                opcode: complete.opcode, credits: complete.numHCICommandPackets, outcome: .complete(complete))
+        case .commandStatus(let status):
+            commandCompleted(opcode: status.opcode, credits: status.numHCICommandPackets, outcome: .status(status.status))
+        case .numberOfCompletedPackets(let completed):
+            for entry in completed.entries {
+                acl.completed(Int(entry.numCompletedPackets), on: entry.connectionHandle)
+            }
+            pumpACL()
+        case .disconnectionComplete(let disconnection):
+            guard disconnection.status.isSuccess else { return emit(.other(event)) }
+            linkDown(disconnection.connectionHandle, reason: disconnection.reason)
+        case .encryptionChange(let change):
+            encryptionChanged(change.connectionHandle, enabled: change.encryptionEnabled != .off, status: change.status)
+        case .encryptionChangeV2(let change):
+            encryptionChanged(
+                change.connectionHandle, enabled: change.encryptionEnabled != .off, status: change.status)
+        case .hardwareError(let error):
+            emit(.hardwareError(error.hardwareCode))
+        case .le(let meta):
+            handle(meta, event: event)
+        default:
+            emit(.other(event))
+        }
+    }
+
+    private func handle(_ meta: LEMetaEvent, event: HCIEvent) {
+        switch meta {
+        case .advertisingReport(let reports):
+            for report in reports.reports { emit(.advertisingReport(report)) }
+        case .extendedAdvertisingReport(let reports):
+            for report in reports.reports { emit(.extendedAdvertisingReport(report)) }
+        case .connectionComplete(let complete):
+            linkUp(
+                status: complete.status, handle: complete.connectionHandle, role: complete.role,
+                peer: complete.peerAddress, interval: complete.connectionInterval,
+                latency: complete.peripheralLatency, timeout: complete.supervisionTimeout)
+        case .enhancedConnectionComplete(let complete):
+            linkUp(
+                status: complete.status, handle: complete.connectionHandle, role: complete.role,
+                peer: complete.peerAddress, interval: complete.connectionInterval,
+                latency: complete.peripheralLatency, timeout: complete.supervisionTimeout)
+        case .enhancedConnectionCompleteV2(let complete):
+            let v1 = complete.v1
+            linkUp(
+                status: v1.status, handle: v1.connectionHandle, role: v1.role, peer: v1.peerAddress,
+                interval: v1.connectionInterval, latency: v1.peripheralLatency, timeout: v1.supervisionTimeout)
+        case .connectionUpdateComplete(let update):
+            guard update.status.isSuccess, var info = connections[update.connectionHandle] else { return }
+            info.connectionInterval = update.connectionInterval
+            info.peripheralLatency = update.peripheralLatency
+            info.supervisionTimeout = update.supervisionTimeout
+            connections[update.connectionHandle] = info
+            emit(.connectionUpdated(info))
+        case .dataLengthChange(let change):
+            guard var info = connections[change.connectionHandle] else { return }
+            info.maxTxOctets = change.maxTxOctets
+            info.maxRxOctets = change.maxRxOctets
+            connections[change.connectionHandle] = info
+            emit(.connectionUpdated(info))
+        case .phyUpdateComplete(let update):
+            guard update.status.isSuccess, var info = connections[update.connectionHandle] else { return }
+            info.txPHY = update.txPHY
+            info.rxPHY = update.rxPHY
+            connections[update.connectionHandle] = info
+            emit(.connectionUpdated(info))
+        case .longTermKeyRequest(let request):
+            emit(.longTermKeyRequest(request))
+        case .remoteConnectionParameterRequest(let request):
+            // Accept what the peer asks (Vol 4 Part E §7.8.31); policy can come later.
+            let reply = HCI.LERemoteConnectionParameterRequestReply(
+                connectionHandle: request.connectionHandle,
+                connectionParameters: HCI.ConnectionParameters(
+                    connectionIntervalMin: request.intervalMin, connectionIntervalMax: request.intervalMax,
+                    maxLatency: request.maxLatency, supervisionTimeout: request.timeout, minCELength: 0,
+                    maxCELength: 0))
+            Task { _ = try? await self.send(reply) }
+        default:
+            emit(.other(event))
+        }
+    }
+
+    private func linkUp(
+        status: HCIStatus, handle: UInt16, role: LEMetaEvent.Role, peer: LEAddress, interval: UInt16,
+        latency: UInt16, timeout: UInt16
+    ) {
+        guard status.isSuccess else { return emit(.connectionFailed(status)) }
+        let info = ConnectionInfo(
+            handle: handle, role: role, peerAddress: peer, connectionInterval: interval, peripheralLatency: latency,
+            supervisionTimeout: timeout)
+        connections[handle] = info
+        acl.addLink(handle)
+        bearers[handle] = ATTBearerState()
+        emit(.connected(info))
+    }
+
+    /// The link is gone: flow-control credits come back, reassembly and ATT transactions end.
+    func linkDown(_ handle: UInt16, reason: HCIStatus) {
+        guard connections.removeValue(forKey: handle) != nil else { return }
+        acl.removeLink(handle)
+        reassembler.reset(handle: handle)
+        failBearer(handle, with: .disconnected(reason: reason))
+        emit(.disconnected(handle: handle, reason: reason))
+        pumpACL()
+    }
+
+    private func encryptionChanged(_ handle: UInt16, enabled: Bool, status: HCIStatus) {
+        if status.isSuccess, var info = connections[handle] {
+            info.isEncrypted = enabled
+            connections[handle] = info
+        }
+        emit(.encryptionChanged(handle: handle, enabled: enabled, status: status))
+    }
+
+    /// Disconnects a link (API or protocol-violation policy).
+    public func disconnect(_ handle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) async {
+        _ = try? await send(HCI.Disconnect(connectionHandle: handle, reason: reason))
+    }
+}

@@ -1,0 +1,171 @@
+import BLETransport
+import BLEWire
+
+/// Settings of a host.
+public struct HostConfiguration: Sendable {
+    /// How long a command may wait for its Command Complete / Status before the host goes on.
+    public var commandTimeout: Duration = .seconds(1)
+    /// The ATT transaction timeout (Core 5.4 Vol 3 Part F §3.3.3).
+    public var attTransactionTimeout: Duration = .seconds(30)
+    /// The ATT_MTU this host asks for and offers (default 247).
+    public var preferredATTMTU: Int = 247
+    /// Write-without-response / notification PDUs a link may queue before it is "not ready".
+    public var transmitQueueLimit: Int = 8
+    /// Event mask pages sent at start (all LE events this host handles).
+    public var eventMask: HCI.EventMask = HCI.SetEventMask.hostDefault
+    public var leEventMask: HCI.LEEventMask = HCI.LESetEventMask.hostDefault
+
+    public init() {}
+}
+
+/// Answers the peer's ATT requests and commands (the GATT server plugs in here).
+public protocol ATTServerHandler: Sendable {
+    /// The response to a request, or nil for a command (which gets none).
+    func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU?
+}
+
+/// The host stack of one controller (Core 5.4 Vol 4 Part E for HCI, Vol 3 for L2CAP/ATT): HCI
+/// command flow, LE ACL flow control, L2CAP fixed channels, ATT bearers, connection tracking.
+///
+/// An actor on one serial executor: a simulation's (so virtual time can advance exactly when
+/// it has nothing to do) or a thread of its own. Events go out in order on `events`.
+public actor Host {
+    public let transport: any HCITransport
+    public let configuration: HostConfiguration
+    let clock: any Clock<Duration>
+    private let executor: any SerialExecutor
+    private let ownedExecutor: SerialThreadExecutor?
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Everything the host reports upward, in order.
+    public nonisolated let events: AsyncStream<HostEvent>
+    let eventSink: AsyncStream<HostEvent>.Continuation
+
+    enum RunState {
+        case idle
+        case running(reader: Task<Void, Never>, writer: Task<Void, Never>)
+        case stopped
+    }
+
+    /// Packets to the controller, sent in this order by one writer task.
+    private let outgoing: AsyncStream<H4Packet>.Continuation
+    private let outgoingPackets: AsyncStream<H4Packet>
+
+    var runState = RunState.idle
+    var commandFlow = CommandFlow()
+    var commandTimers: [UInt64: Task<Void, Never>] = [:]
+    var acl = ACLScheduler()
+    var reassembler = L2CAPReassembler()
+    var connections: [UInt16: ConnectionInfo] = [:]
+    var bearers: [UInt16: ATTBearerState] = [:]
+    var attServer: (any ATTServerHandler)?
+
+    /// What `start()` learned about the controller.
+    public internal(set) var controllerInfo = ControllerInfo()
+
+    /// - Parameters:
+    ///   - executor: the serial executor to run on (a simulation's); nil gives the host a thread.
+    public init(
+        transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
+        executor: (any SerialExecutor)? = nil, configuration: HostConfiguration = HostConfiguration()
+    ) {
+        self.transport = transport
+        self.clock = clock
+        self.configuration = configuration
+        if let executor {
+            self.executor = executor
+            ownedExecutor = nil
+        } else {
+            let own = SerialThreadExecutor()
+            self.executor = own
+            ownedExecutor = own
+        }
+        (events, eventSink) = AsyncStream.makeStream(of: HostEvent.self)
+        (outgoingPackets, outgoing) = AsyncStream.makeStream(of: H4Packet.self)
+        acl = ACLScheduler(commandQueueLimit: configuration.transmitQueueLimit)
+    }
+
+    /// Starts reading from the transport and runs the initialisation sequence.
+    public func start() async throws(HostError) {
+        guard case .idle = runState else { return }
+        let reader = Task { await self.readLoop() }
+        let transport = self.transport
+        let packets = outgoingPackets
+        let writer = Task {
+            for await packet in packets {
+                do { try await transport.send(packet) } catch { break }
+            }
+        }
+        runState = .running(reader: reader, writer: writer)
+        try await initialize()
+    }
+
+    /// Stops the host: pending commands and transactions fail, the transport closes.
+    public func stop() async {
+        guard case .running(let reader, let writer) = runState else { return }
+        runState = .stopped
+        reader.cancel()
+        outgoing.finish()
+        writer.cancel()
+        for pending in commandFlow.drainAll() { pending.completion.resume(returning: .stopped) }
+        for timer in commandTimers.values { timer.cancel() }
+        commandTimers.removeAll()
+        for handle in Array(bearers.keys) { failBearer(handle, with: .disconnected(reason: .connectionTerminatedByLocalHost)) }
+        await transport.close()
+        eventSink.finish()
+        ownedExecutor?.shutdown()
+    }
+
+    /// The ATT server (GATT) that answers peers' requests; without one, requests other than
+    /// Exchange MTU get Request Not Supported.
+    public func setATTServer(_ server: (any ATTServerHandler)?) {
+        attServer = server
+    }
+
+    /// The live connections.
+    public var liveConnections: [ConnectionInfo] { Array(connections.values).sorted { $0.handle < $1.handle } }
+
+    public func connection(_ handle: UInt16) -> ConnectionInfo? { connections[handle] }
+
+    func emit(_ event: HostEvent) { eventSink.yield(event) }
+
+    /// Queues a packet for the controller (in order).
+    func transmit(_ packet: H4Packet) { outgoing.yield(packet) }
+
+    // MARK: Reading
+
+    private func readLoop() async {
+        do {
+            for try await packet in transport.packets {
+                received(packet)
+            }
+        } catch {
+            // The transport failed: nothing more will arrive.
+        }
+        if case .running = runState { await stop() }
+    }
+
+    private func received(_ packet: H4Packet) {
+        switch packet.type {
+        case .event:
+            guard let event = try? HCIEvent(decoding: packet.payload) else { return }
+            handle(event)
+        case .acl:
+            guard let acl = try? ACLPacket(decoding: packet.payload) else { return }
+            receivedACL(acl)
+        case .command, .sco, .iso:
+            return
+        }
+    }
+}
+
+/// Facts about the controller, read at start.
+public struct ControllerInfo: Sendable {
+    public var address: BluetoothAddress?
+    public var version: HCI.ReadLocalVersionInformation.ReturnParameters?
+    public var leFeatures: LEFeatures = []
+    public var supportedCommands: HCISupportedCommands?
+    public var aclBufferSize = 27
+    public var aclBufferCount = 1
+}

@@ -1,0 +1,44 @@
+import BLEWire
+
+/// A live LE connection as the host knows it (Core 5.4 Vol 4 Part E §7.7.65.1, §7.7.65.10).
+public struct ConnectionInfo: Sendable, Hashable {
+    public var handle: UInt16
+    public var role: LEMetaEvent.Role
+    public var peerAddress: LEAddress
+    /// Units of 1.25 ms.
+    public var connectionInterval: UInt16
+    public var peripheralLatency: UInt16
+    /// Units of 10 ms.
+    public var supervisionTimeout: UInt16
+    public var attMTU: Int = 23
+    public var isEncrypted = false
+    public var maxTxOctets: UInt16 = 27
+    public var maxRxOctets: UInt16 = 27
+    public var txPHY: LEMetaEvent.PHY = .le1M
+    public var rxPHY: LEMetaEvent.PHY = .le1M
+}
+
+/// What the host reports upward, in order.
+public enum HostEvent: Sendable {
+    case advertisingReport(LEMetaEvent.AdvertisingReport.Report)
+    case extendedAdvertisingReport(LEMetaEvent.ExtendedAdvertisingReport.Report)
+    case connected(ConnectionInfo)
+    /// A connection attempt ended without a connection (e.g. cancelled: 0x02).
+    case connectionFailed(HCIStatus)
+    case disconnected(handle: UInt16, reason: HCIStatus)
+    case connectionUpdated(ConnectionInfo)
+    case encryptionChanged(handle: UInt16, enabled: Bool, status: HCIStatus)
+    /// The peer asked for the LTK (the host answers through `send(_:)`).
+    case longTermKeyRequest(LEMetaEvent.LongTermKeyRequest)
+    case attMTUChanged(handle: UInt16, mtu: Int)
+    /// The peer sent a notification (ATT_HANDLE_VALUE_NTF or one of a multiple notification).
+    case notification(handle: UInt16, attributeHandle: UInt16, value: [UInt8])
+    /// The peer sent an indication; the host has confirmed it.
+    case indication(handle: UInt16, attributeHandle: UInt16, value: [UInt8])
+    /// The link can take more write-without-response / notifications
+    /// (Core Bluetooth's peripheralIsReady / peripheralManagerIsReady).
+    case readyToSend(handle: UInt16)
+    case hardwareError(UInt8)
+    /// Any other event, for whoever wants it.
+    case other(HCIEvent)
+}

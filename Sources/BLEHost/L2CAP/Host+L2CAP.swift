@@ -1,0 +1,68 @@
+import BLEWire
+
+extension Host {
+    /// Queues an L2CAP PDU (basic frame) on a link's fixed channel.
+    func sendL2CAP(_ payload: [UInt8], channel: L2CAPChannelID, on handle: UInt16, priority: ACLScheduler.Priority) {
+        var writer = ByteWriter(capacity: payload.count + 4)
+        L2CAPBasicFrame(channelID: channel, payload: payload[...]).encode(into: &writer)
+        acl.enqueue(writer.bytes, on: handle, priority: priority)
+        pumpACL()
+    }
+
+    /// Sends the ACL packets the controller's buffers allow, and tells waiters about room.
+    func pumpACL() {
+        for packet in acl.nextPackets() {
+            transmit(H4Packet(acl: packet))
+        }
+        wakeReadinessWaiters()
+    }
+
+    /// ACL data from the controller: reassemble, then route by fixed channel
+    /// (Core 5.4 Vol 3 Part A §2.1).
+    func receivedACL(_ packet: ACLPacket) {
+        guard connections[packet.handle] != nil else { return }
+        guard let frame = reassembler.push(packet).frame else { return }
+        switch frame.channelID {
+        case .att:
+            receivedATT(frame.payload, on: packet.handle)
+        case .leSignaling:
+            receivedSignal(frame.payload, on: packet.handle)
+        default:
+            // SMP and dynamic channels arrive with their issues; unknown fixed channels are
+            // ignored (Vol 3 Part A §2.1: "shall be discarded").
+            return
+        }
+    }
+
+    /// LE signalling (Vol 3 Part A §4): reject what this host does not implement yet, so the
+    /// peer is never left waiting.
+    private func receivedSignal(_ payload: ArraySlice<UInt8>, on handle: UInt16) {
+        guard let signal = try? L2CAPSignal(decoding: payload) else { return }
+        switch signal.command {
+        case .connectionParameterUpdateRequest(let request):
+            // As central, accept parameters within the spec's ranges (§4.20); the controller
+            // then runs the connection update.
+            guard connections[handle]?.role == .central else { return }
+            let acceptable = (try? request.validate()) != nil
+            let response = L2CAPSignal(
+                identifier: signal.identifier,
+                command: .connectionParameterUpdateResponse(.init(result: acceptable ? .accepted : .rejected)))
+            sendL2CAP(response.encoded, channel: .leSignaling, on: handle, priority: .signaling)
+            if acceptable {
+                let update = HCI.LEConnectionUpdate(
+                    connectionHandle: handle,
+                    connectionParameters: HCI.ConnectionParameters(
+                        connectionIntervalMin: request.intervalMin, connectionIntervalMax: request.intervalMax,
+                        maxLatency: request.peripheralLatency, supervisionTimeout: request.timeoutMultiplier))
+                Task { try? await self.send(update) }
+            }
+        case .commandReject, .connectionParameterUpdateResponse, .disconnectionResponse,
+            .leCreditBasedConnectionResponse, .creditBasedConnectionResponse, .creditBasedReconfigureResponse,
+            .flowControlCreditIndication:
+            return
+        default:
+            let reject = L2CAPSignal(identifier: signal.identifier, command: .commandReject(.init(reason: .commandNotUnderstood)))
+            sendL2CAP(reject.encoded, channel: .leSignaling, on: handle, priority: .signaling)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import BLEWire
+import Synchronization
+
+/// Why a transport stopped.
+public enum HCITransportError: Error, Sendable, Equatable {
+    /// The byte stream from the controller was not H4 (Core 5.4 Vol 4 Part A §2); the transport
+    /// closed.
+    case malformedStream(String)
+    /// The transport is closed; nothing more can be sent.
+    case closed
+    /// An I/O error of the underlying channel.
+    case io(String)
+}
+
+/// A host's link to a controller: HCI packets each way, in order (Core 5.4 Vol 4 Part A).
+///
+/// Implementations: in-process pipes to the virtual radio, TCP and UNIX sockets, serial H4, the
+/// Linux HCI user channel. The host sees only packets; framing is the transport's business.
+public protocol HCITransport: Sendable {
+    /// Packets from the controller, in arrival order. Finishes when the transport closes and
+    /// throws `HCITransportError` when it fails.
+    var packets: AsyncThrowingStream<H4Packet, any Error> { get }
+
+    /// Sends one packet to the controller.
+    func send(_ packet: H4Packet) async throws(HCITransportError)
+
+    /// Closes the transport; `packets` finishes.
+    func close() async
+}
+
+/// An in-process transport: packets to the controller go to a closure, packets from the
+/// controller are delivered with `deliver(_:)`. Used to attach a host to the virtual radio (or
+/// to a scripted controller in tests) without bytes on a socket — the packets are still real
+/// H4 packets, encoded and decoded as on a wire.
+public final class PipeTransport: HCITransport {
+    public let packets: AsyncThrowingStream<H4Packet, any Error>
+    private let continuation: AsyncThrowingStream<H4Packet, any Error>.Continuation
+    private let toController: @Sendable (H4Packet) -> Void
+    private let isClosed = Atomic<Bool>(false)
+
+    /// `toController` receives every packet the host sends, in order, on the sender's task.
+    public init(toController: @escaping @Sendable (H4Packet) -> Void) {
+        (packets, continuation) = AsyncThrowingStream.makeStream(of: H4Packet.self, throwing: (any Error).self)
+        self.toController = toController
+    }
+
+    public func send(_ packet: H4Packet) async throws(HCITransportError) {
+        guard !isClosed.load(ordering: .acquiring) else { throw .closed }
+        toController(packet)
+    }
+
+    /// A packet from the controller to the host.
+    public func deliver(_ packet: H4Packet) {
+        continuation.yield(packet)
+    }
+
+    /// Fails the transport (e.g. the controller side saw garbage).
+    public func fail(_ error: HCITransportError) {
+        isClosed.store(true, ordering: .releasing)
+        continuation.finish(throwing: error)
+    }
+
+    public func close() async {
+        isClosed.store(true, ordering: .releasing)
+        continuation.finish()
+    }
+}
