@@ -55,7 +55,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BLEControllerTests", dependencies: ["BLEController", "BLEWire"]),
-        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "BLEWire"]),
+        .testTarget(
+            name: "BLEHostTests",
+            dependencies: [
+                "BLEHost", "BLEWire", "BLETransport",
+                // The simulation's executor and virtual clock drive host timers in tests.
+                "BLEController",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,10 @@
 import BLETransport
 import BLEWire
 
+/// The executor a host runs on: serial for the actor, and a task executor so the tasks it
+/// starts (and the nonisolated code they call) run there too.
+public typealias HostExecutor = SerialExecutor & TaskExecutor
+
 /// Settings of a host.
 public struct HostConfiguration: Sendable {
     /// How long a command may wait for its Command Complete / Status before the host goes on.
@@ -33,7 +37,7 @@ public actor Host {
     public let transport: any HCITransport
     public let configuration: HostConfiguration
     let clock: any Clock<Duration>
-    private let executor: any SerialExecutor
+    private let executor: any HostExecutor
     private let ownedExecutor: SerialThreadExecutor?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -68,7 +72,7 @@ public actor Host {
     ///   - executor: the serial executor to run on (a simulation's); nil gives the host a thread.
     public init(
         transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
-        executor: (any SerialExecutor)? = nil, configuration: HostConfiguration = HostConfiguration()
+        executor: (any HostExecutor)? = nil, configuration: HostConfiguration = HostConfiguration()
     ) {
         self.transport = transport
         self.clock = clock
@@ -89,10 +93,10 @@ public actor Host {
     /// Starts reading from the transport and runs the initialisation sequence.
     public func start() async throws(HostError) {
         guard case .idle = runState else { return }
-        let reader = Task { await self.readLoop() }
+        let reader = spawn { await self.readLoop() }
         let transport = self.transport
         let packets = outgoingPackets
-        let writer = Task {
+        let writer = spawn {
             for await packet in packets {
                 do { try await transport.send(packet) } catch { break }
             }
@@ -129,6 +133,14 @@ public actor Host {
     public func connection(_ handle: UInt16) -> ConnectionInfo? { connections[handle] }
 
     func emit(_ event: HostEvent) { eventSink.yield(event) }
+
+    /// Starts a task on the host's executor. Every task of the host runs there — including the
+    /// nonisolated async code it calls (the transport) — so a simulation sees all of the
+    /// host's work and advances virtual time only when the host is idle.
+    @discardableResult
+    nonisolated func spawn(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: executor, operation: operation)
+    }
 
     /// Queues a packet for the controller (in order).
     func transmit(_ packet: H4Packet) { outgoing.yield(packet) }

@@ -135,7 +135,7 @@ extension Host {
         case .request: receivedRequest(pdu, on: handle)
         case .response: receivedResponse(pdu, on: handle)
         case .command:
-            if let server = attServer { Task { _ = await server.handle(pdu, connection: handle) } }
+            if let server = attServer { spawn { _ = await server.handle(pdu, connection: handle) } }
         case .notification: receivedNotification(pdu, on: handle)
         case .indication:
             if case .handleValueIndication(let indication) = pdu {
@@ -168,9 +168,9 @@ extension Host {
             return
         }
         bearers[handle]!.incoming = .serving(pdu.opcode)
-        Task {
+        spawn {
             let response = await server.handle(pdu, connection: handle)
-            self.finishServing(response, for: pdu.opcode, on: handle)
+            await self.finishServing(response, for: pdu.opcode, on: handle)
         }
     }
 
@@ -241,22 +241,22 @@ extension Host {
     /// §3.3.3: a transaction not completed within 30 s ends the bearer; the link is closed.
     private func armTransactionTimeout(handle: UInt16, stillPending: @escaping @Sendable (ATTBearerState) -> Bool) {
         let timeout = configuration.attTransactionTimeout
-        Task {
+        spawn {
             do { try await self.clock.sleep(for: timeout) } catch { return }
-            self.transactionTimedOut(handle: handle, stillPending: stillPending)
+            await self.transactionTimedOut(handle: handle, stillPending: stillPending)
         }
     }
 
     private func transactionTimedOut(handle: UInt16, stillPending: (ATTBearerState) -> Bool) {
         guard let bearer = bearers[handle], stillPending(bearer) else { return }
         failBearer(handle, with: .transactionTimeout)
-        Task { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
+        spawn { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
     }
 
     /// A protocol violation by the peer: fail the bearer and close the link.
     private func violation(_ handle: UInt16, _ what: String) {
         failBearer(handle, with: .protocolViolation(what))
-        Task { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
+        spawn { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
     }
 
     /// Ends every transaction of a bearer with `error` and removes it: after a disconnection,

@@ -69,13 +69,13 @@ extension Host {
         for pending in commandFlow.takeSendable() {
             let id = pending.id
             let timeout = configuration.commandTimeout
-            commandTimers[id] = Task {
+            commandTimers[id] = spawn {
                 do {
                     try await self.clock.sleep(for: timeout)
                 } catch {
                     return
                 }
-                self.commandTimedOut(id)
+                await self.commandTimedOut(id)
             }
             transmit(H4Packet(command: pending.packet))
         }

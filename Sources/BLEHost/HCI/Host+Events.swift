@@ -81,7 +81,7 @@ extension Host {
                     connectionIntervalMin: request.intervalMin, connectionIntervalMax: request.intervalMax,
                     maxLatency: request.maxLatency, supervisionTimeout: request.timeout, minCELength: 0,
                     maxCELength: 0))
-            Task { _ = try? await self.send(reply) }
+            spawn { _ = try? await self.send(reply) }
         default:
             emit(.other(event))
         }

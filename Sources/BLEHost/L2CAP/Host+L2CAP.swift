@@ -54,7 +54,7 @@ extension Host {
                     connectionParameters: HCI.ConnectionParameters(
                         connectionIntervalMin: request.intervalMin, connectionIntervalMax: request.intervalMax,
                         maxLatency: request.peripheralLatency, supervisionTimeout: request.timeoutMultiplier))
-                Task { try? await self.send(update) }
+                spawn { try? await self.send(update) }
             }
         case .commandReject, .connectionParameterUpdateResponse, .disconnectionResponse,
             .leCreditBasedConnectionResponse, .creditBasedConnectionResponse, .creditBasedReconfigureResponse,
