@@ -115,7 +115,9 @@ public actor Host {
         for pending in commandFlow.drainAll() { pending.completion.resume(returning: .stopped) }
         for timer in commandTimers.values { timer.cancel() }
         commandTimers.removeAll()
-        for handle in Array(bearers.keys) { failBearer(handle, with: .disconnected(reason: .connectionTerminatedByLocalHost)) }
+        for handle in Array(bearers.keys) {
+            failBearer(handle, with: .disconnected(reason: .connectionTerminatedByLocalHost))
+        }
         await transport.close()
         eventSink.finish()
         ownedExecutor?.shutdown()

@@ -74,7 +74,8 @@ extension Host {
         async throws(ATTBearerError)
     {
         let mtu = bearers[handle]?.mtu ?? 23
-        let pdu = ATTPDU.handleValueNotification(.init(handle: attributeHandle, value: ArraySlice(value.prefix(mtu - 3))))
+        let pdu = ATTPDU.handleValueNotification(
+            .init(handle: attributeHandle, value: ArraySlice(value.prefix(mtu - 3))))
         try await sendUnacknowledged(pdu, on: handle)
     }
 
@@ -164,7 +165,8 @@ extension Host {
         }
         guard let server = attServer else {
             respond(
-                .errorResponse(.init(requestOpcode: pdu.opcode, handle: 0, errorCode: .requestNotSupported)), on: handle)
+                .errorResponse(.init(requestOpcode: pdu.opcode, handle: 0, errorCode: .requestNotSupported)), on: handle
+            )
             return
         }
         bearers[handle]!.incoming = .serving(pdu.opcode)

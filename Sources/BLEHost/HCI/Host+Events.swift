@@ -8,7 +8,8 @@ extension Host {
             commandCompleted(
                 opcode: complete.opcode, credits: complete.numHCICommandPackets, outcome: .complete(complete))
         case .commandStatus(let status):
-            commandCompleted(opcode: status.opcode, credits: status.numHCICommandPackets, outcome: .status(status.status))
+            commandCompleted(
+                opcode: status.opcode, credits: status.numHCICommandPackets, outcome: .status(status.status))
         case .numberOfCompletedPackets(let completed):
             for entry in completed.entries {
                 acl.completed(Int(entry.numCompletedPackets), on: entry.connectionHandle)

@@ -61,7 +61,8 @@ extension Host {
             .flowControlCreditIndication:
             return
         default:
-            let reject = L2CAPSignal(identifier: signal.identifier, command: .commandReject(.init(reason: .commandNotUnderstood)))
+            let reject = L2CAPSignal(
+                identifier: signal.identifier, command: .commandReject(.init(reason: .commandNotUnderstood)))
             sendL2CAP(reject.encoded, channel: .leSignaling, on: handle, priority: .signaling)
         }
     }

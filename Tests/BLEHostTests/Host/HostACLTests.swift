@@ -13,13 +13,15 @@ struct HostACLTests {
         return script
     }
 
-    @Test("The host sends no more ACL packets than the controller has buffers; Number Of Completed Packets releases more")
+    @Test(
+        "The host sends no more ACL packets than the controller has buffers; Number Of Completed Packets releases more")
     func creditsLimitPackets() async throws {
         try await HostHarness.run(script: Self.buffers(size: 27, count: 2)) { harness in
             harness.controller.connect()
             try await harness.settle()
             for index in 0..<5 {
-                try await harness.host.notify([UInt8](repeating: UInt8(index), count: 20), attributeHandle: 0x0010, on: 0x0040)
+                try await harness.host.notify(
+                    [UInt8](repeating: UInt8(index), count: 20), attributeHandle: 0x0010, on: 0x0040)
             }
             try await harness.settle()
             #expect(harness.controller.sentACL.count == 2)
@@ -68,7 +70,8 @@ struct HostACLTests {
             try await harness.host.notify([3], attributeHandle: 0x10, on: 0x0041)
             try await harness.settle()
             #expect(harness.controller.sentACL.map(\.handle) == [0x0040, 0x0040])
-            harness.controller.inject(.disconnectionComplete(.init(connectionHandle: 0x0040, reason: .connectionTimeout)))
+            harness.controller.inject(
+                .disconnectionComplete(.init(connectionHandle: 0x0040, reason: .connectionTimeout)))
             try await harness.settle()
             #expect(harness.controller.sentACL.map(\.handle) == [0x0040, 0x0040, 0x0041])
             #expect(harness.events.disconnections.map(\.1) == [.connectionTimeout])

@@ -56,12 +56,13 @@ struct HostCommandTests {
         try await HostHarness.run(script: script) { harness in
             await #expect(throws: HostError.commandFailed(HCI.LESetPHY.opcode, .unknownHCICommand)) {
                 try await harness.host.send(
-                    HCI.LESetPHY(connectionHandle: 0x40, allPHYs: [], txPHYs: [.le2M], rxPHYs: [.le2M], phyOptions: .noPreference))
+                    HCI.LESetPHY(
+                        connectionHandle: 0x40, allPHYs: [], txPHYs: [.le2M], rxPHYs: [.le2M], phyOptions: .noPreference
+                    ))
             }
         }
     }
 }
-
 
 @Suite("HCI command credits (Core 5.4 Vol 4 Part E §4.4)")
 struct CommandCreditTests {
@@ -77,7 +78,8 @@ struct CommandCreditTests {
             }
             try await harness.settle()
             #expect(harness.controller.commands.count == sentBefore)
-            harness.controller.inject(.commandComplete(.init(numHCICommandPackets: 1, opcode: HCIOpcode(rawValue: 0), returnParameters: [])))
+            harness.controller.inject(
+                .commandComplete(.init(numHCICommandPackets: 1, opcode: HCIOpcode(rawValue: 0), returnParameters: [])))
             _ = try await waiting.value
             #expect(harness.controller.commands.count == sentBefore + 1)
         }

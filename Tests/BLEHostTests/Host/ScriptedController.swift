@@ -93,7 +93,10 @@ final class ScriptedController: Sendable {
             answer(command, script: script)
         case .acl:
             guard let acl = try? ACLPacket(decoding: packet.payload) else { return }
-            state.withLock { $0.acl.append(ACLPacket(handle: acl.handle, packetBoundary: acl.packetBoundary, data: Array(acl.data)[...])) }
+            state.withLock {
+                $0.acl.append(
+                    ACLPacket(handle: acl.handle, packetBoundary: acl.packetBoundary, data: Array(acl.data)[...]))
+            }
         default:
             return
         }
@@ -106,9 +109,13 @@ final class ScriptedController: Sendable {
         if script.unknown.contains(opcode) {
             switch completion {
             case .commandComplete:
-                inject(.commandComplete(.init(numHCICommandPackets: script.commandCredits, opcode: opcode, returnParameters: [0x01])))
+                inject(
+                    .commandComplete(
+                        .init(numHCICommandPackets: script.commandCredits, opcode: opcode, returnParameters: [0x01])))
             case .commandStatus:
-                inject(.commandStatus(.init(status: .unknownHCICommand, numHCICommandPackets: script.commandCredits, opcode: opcode)))
+                inject(
+                    .commandStatus(
+                        .init(status: .unknownHCICommand, numHCICommandPackets: script.commandCredits, opcode: opcode)))
             }
             return
         }
@@ -116,26 +123,37 @@ final class ScriptedController: Sendable {
         case .commandStatus:
             inject(.commandStatus(.init(status: .success, numHCICommandPackets: script.commandCredits, opcode: opcode)))
             if opcode == HCI.Disconnect.opcode, case let disconnect as HCI.Disconnect = try? command.decodeCommand() {
-                inject(.disconnectionComplete(.init(connectionHandle: disconnect.connectionHandle, reason: .connectionTerminatedByLocalHost)))
+                inject(
+                    .disconnectionComplete(
+                        .init(connectionHandle: disconnect.connectionHandle, reason: .connectionTerminatedByLocalHost)))
             }
         case .commandComplete:
             let returned: [UInt8]
             switch opcode {
             case HCI.LEReadBufferSizeV2.opcode:
-                returned = HCI.LEReadBufferSizeV2.ReturnParameters(
-                    status: .success, leACLDataPacketLength: script.aclBufferSize,
-                    totalNumLEACLDataPackets: script.aclBufferCount, isoDataPacketLength: 0,
-                    totalNumISODataPackets: 0).encoded
+                returned =
+                    HCI.LEReadBufferSizeV2.ReturnParameters(
+                        status: .success, leACLDataPacketLength: script.aclBufferSize,
+                        totalNumLEACLDataPackets: script.aclBufferCount, isoDataPacketLength: 0,
+                        totalNumISODataPackets: 0
+                    ).encoded
             case HCI.LEReadBufferSize.opcode:
-                returned = HCI.LEReadBufferSize.ReturnParameters(
-                    status: .success, leACLDataPacketLength: script.aclBufferSize,
-                    totalNumLEACLDataPackets: script.aclBufferCount).encoded
+                returned =
+                    HCI.LEReadBufferSize.ReturnParameters(
+                        status: .success, leACLDataPacketLength: script.aclBufferSize,
+                        totalNumLEACLDataPackets: script.aclBufferCount
+                    ).encoded
             case HCI.ReadBDADDR.opcode:
-                returned = HCI.ReadBDADDR.ReturnParameters(status: .success, bdAddr: BluetoothAddress(0x00_1B_DC_01_02_03)).encoded
+                returned =
+                    HCI.ReadBDADDR.ReturnParameters(status: .success, bdAddr: BluetoothAddress(0x00_1B_DC_01_02_03))
+                    .encoded
             default:
                 returned = HCICommandTable.entry(for: opcode).flatMap { _ in Self.successReturn(for: opcode) } ?? [0x00]
             }
-            inject(.commandComplete(.init(numHCICommandPackets: script.commandCredits, opcode: opcode, returnParameters: returned[...])))
+            inject(
+                .commandComplete(
+                    .init(numHCICommandPackets: script.commandCredits, opcode: opcode, returnParameters: returned[...]))
+            )
         }
     }
 
