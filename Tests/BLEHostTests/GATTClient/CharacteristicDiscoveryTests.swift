@@ -36,7 +36,7 @@ struct CharacteristicDiscoveryTests {
         let bearer = ScriptedBearer([
             .exchange(
                 PDUs.readByType(0x0020, 0x0024, 0x2803),
-                pdu("09 15 2100 0c 2200 \(hexATT(vendorUUID2))")),
+                attPDU("09 15 2100 0c 2200 \(hexATT(vendorUUID2))")),
             .error(PDUs.readByType(0x0022, 0x0024, 0x2803), .attributeNotFound, handle: 0x0022),
         ])
         let found = try await GATTClient(bearer: bearer).discoverCharacteristics(for: service)
@@ -60,7 +60,7 @@ struct CharacteristicDiscoveryTests {
     func declarationLengthMismatch() async {
         // Length 9: properties, value handle and a 6-octet "UUID".
         let bearer = ScriptedBearer([
-            .exchange(PDUs.readByType(0x0010, 0x001F, 0x2803), pdu("09 09 1100 02 1200 371a0000"))
+            .exchange(PDUs.readByType(0x0010, 0x001F, 0x2803), attPDU("09 09 1100 02 1200 371a0000"))
         ])
         let error = await gattError { try await GATTClient(bearer: bearer).discoverCharacteristics(for: heartRate) }
         #expect(error?.isInvalidResponse == true)

@@ -7,7 +7,7 @@ import Testing
 /// service, and a vendor service (128-bit UUIDs) including a 128-bit secondary service.
 let vendorUUID3 = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")!
 let vendorUUID4 = BluetoothUUID("6E400004-B5A3-F393-E0A9-E50E24DCCA9E")!
-let longValue = ramp(300, from: 7)
+let headsetLongValue = ramp(300, from: 7)
 
 func headsetServices(extraVendorCharacteristic: Bool = false) -> [FakeService] {
     let cccd = FakeDescriptor(uuid: 0x2902, value: [0x00, 0x00])
@@ -16,7 +16,7 @@ func headsetServices(extraVendorCharacteristic: Bool = false) -> [FakeService] {
         characteristics: [
             FakeCharacteristic(
                 uuid: vendorUUID2, properties: [.read, .write, .writeWithoutResponse, .authenticatedSignedWrites],
-                value: longValue, descriptors: [FakeDescriptor(uuid: vendorUUID4, value: ramp(40)), cccd]),
+                value: headsetLongValue, descriptors: [FakeDescriptor(uuid: vendorUUID4, value: ramp(40)), cccd]),
             FakeCharacteristic(uuid: 0x2A19, properties: [.read, .notify], value: [0x42], descriptors: [cccd]),
         ])
     if extraVendorCharacteristic {
@@ -157,7 +157,7 @@ struct EndToEndTests {
         var cache = GATTDatabaseCache()
         try await client.refresh(&cache)
         let characteristic = try #require(cache.characteristics(withUUID: vendorUUID2).first)
-        #expect(try await client.readLongValue(handle: characteristic.valueHandle) == longValue)
+        #expect(try await client.readLongValue(handle: characteristic.valueHandle) == headsetLongValue)
         // The 40-octet vendor descriptor read long too.
         let descriptor = try #require(cache.descriptors(withUUID: vendorUUID4, of: characteristic).first)
         #expect(try await client.readLongDescriptor(handle: descriptor.handle) == ramp(40))
@@ -228,7 +228,10 @@ struct EndToEndTests {
         let byUUID = try await client.readValues(ofCharacteristic: 0x2A19, in: 0x0001...0xFFFF)
         #expect(
             byUUID
-                == [GATTValue(handle: battery[0], value: [0x64]), GATTValue(handle: battery[1], value: [0x42])].sorted {
+                == [
+                    GATTHandleValue(handle: battery[0], value: [0x64]),
+                    GATTHandleValue(handle: battery[1], value: [0x42]),
+                ].sorted {
                     $0.handle < $1.handle
                 })
 
@@ -238,9 +241,11 @@ struct EndToEndTests {
 
         let vendor = try #require(cache.characteristics(withUUID: vendorUUID2).first).valueHandle
         let variable = try await client.readMultipleVariableValues(handles: [location, vendor])
-        #expect(variable.first == GATTValue(handle: location, value: [0x01]))
+        #expect(variable.first == GATTHandleValue(handle: location, value: [0x01]))
         // Opcode, two Value Lengths and the first value: the long value gets what the MTU leaves.
-        #expect(variable.last == GATTValue(handle: vendor, value: Array(longValue.prefix(mtu - 6)), isTruncated: true))
+        #expect(
+            variable.last
+                == GATTHandleValue(handle: vendor, value: Array(headsetLongValue.prefix(mtu - 6)), isTruncated: true))
     }
 
     @Test("Vol 3 Part G §3.3.3.3 subscribing through the cached CCCD writes it on the server", arguments: [23, 247])

@@ -47,11 +47,11 @@ struct MaliciousServerTests {
 
     @Test("Vol 3 Part G §4.4–§4.7 every discovery ends with .invalidResponse when handles do not increase")
     func everyDiscoveryTerminates() async {
-        let found = HostileBearer(always: pdu("07 1000 1f00"))
+        let found = HostileBearer(always: attPDU("07 1000 1f00"))
         #expect(
             await gattError { try await GATTClient(bearer: found).discoverPrimaryServices(withUUID: 0x180D) }?
                 .isInvalidResponse == true)
-        let includes = HostileBearer(always: pdu("09 08 1100 3000 3400 0f18"))
+        let includes = HostileBearer(always: attPDU("09 08 1100 3000 3400 0f18"))
         #expect(
             await gattError { try await GATTClient(bearer: includes).discoverIncludedServices(for: service) }?
                 .isInvalidResponse == true)
@@ -103,7 +103,7 @@ struct MaliciousServerTests {
         #expect(
             await gattError { try await GATTClient(bearer: bearer).discoverPrimaryServices() }?.isInvalidResponse
                 == true)
-        let found = HostileBearer(always: pdu("07 1000 0500"))
+        let found = HostileBearer(always: attPDU("07 1000 0500"))
         #expect(
             await gattError { try await GATTClient(bearer: found).discoverPrimaryServices(withUUID: 0x180D) }?
                 .isInvalidResponse == true)

@@ -7,7 +7,7 @@ import Testing
 struct ReadTests {
     @Test("Vol 3 Part G §4.8.1 Read Characteristic Value sends a Read Request and returns the Read Response's value")
     func read() async throws {
-        let bearer = ScriptedBearer([.exchange(pdu("0a 2a00"), pdu("0b 64"))])
+        let bearer = ScriptedBearer([.exchange(attPDU("0a 2a00"), attPDU("0b 64"))])
         #expect(try await GATTClient(bearer: bearer).readValue(handle: 0x002A) == [0x64])
         await bearer.finish()
     }
@@ -39,8 +39,8 @@ struct ReadTests {
         let values = try await GATTClient(bearer: bearer).readValues(ofCharacteristic: 0x2A19, in: 0x0001...0x00FF)
         #expect(
             values == [
-                GATTValue(handle: 0x0012, value: [0x50]), GATTValue(handle: 0x0020, value: [0x60]),
-                GATTValue(handle: 0x0030, value: full, isTruncated: true),
+                GATTHandleValue(handle: 0x0012, value: [0x50]), GATTHandleValue(handle: 0x0020, value: [0x60]),
+                GATTHandleValue(handle: 0x0030, value: full, isTruncated: true),
             ])
         await bearer.finish()
     }
@@ -167,7 +167,7 @@ struct ReadTests {
 
     @Test("Vol 3 Part G §4.8.4 Read Multiple Characteristic Values returns the concatenated values")
     func readMultiple() async throws {
-        let bearer = ScriptedBearer([.exchange(pdu("0e 0300 0500 0700"), pdu("0f 01 0203 04"))])
+        let bearer = ScriptedBearer([.exchange(attPDU("0e 0300 0500 0700"), attPDU("0f 01 0203 04"))])
         let values = try await GATTClient(bearer: bearer).readMultipleValues(handles: [0x0003, 0x0005, 0x0007])
         #expect(values == [0x01, 0x02, 0x03, 0x04])
         await bearer.finish()
@@ -197,21 +197,22 @@ struct ReadTests {
     func readMultipleVariable() async throws {
         // Tuples: (1, [0xAA]), (3, [0x01 0x02 0x03]), then a value of 40 octets of which 2 arrived.
         let bearer = ScriptedBearer([
-            .exchange(pdu("20 0300 0500 0700 0900"), pdu("21 0100 aa 0300 010203 2800 0102"))
+            .exchange(attPDU("20 0300 0500 0700 0900"), attPDU("21 0100 aa 0300 010203 2800 0102"))
         ])
         let values = try await GATTClient(bearer: bearer).readMultipleVariableValues(
             handles: [0x0003, 0x0005, 0x0007, 0x0009])
         #expect(
             values == [
-                GATTValue(handle: 0x0003, value: [0xAA]), GATTValue(handle: 0x0005, value: [0x01, 0x02, 0x03]),
-                GATTValue(handle: 0x0007, value: [0x01, 0x02], isTruncated: true),
+                GATTHandleValue(handle: 0x0003, value: [0xAA]),
+                GATTHandleValue(handle: 0x0005, value: [0x01, 0x02, 0x03]),
+                GATTHandleValue(handle: 0x0007, value: [0x01, 0x02], isTruncated: true),
             ])
         await bearer.finish()
     }
 
     @Test("Vol 3 Part G §4.8.5 more values than handles asked for is invalid")
     func readMultipleVariableTooMany() async {
-        let bearer = ScriptedBearer([.exchange(pdu("20 0300 0500"), pdu("21 0100 aa 0100 bb 0100 cc"))])
+        let bearer = ScriptedBearer([.exchange(attPDU("20 0300 0500"), attPDU("21 0100 aa 0100 bb 0100 cc"))])
         let error = await gattError {
             try await GATTClient(bearer: bearer).readMultipleVariableValues(handles: [0x0003, 0x0005])
         }

@@ -87,7 +87,7 @@ extension ScriptedBearer.Step {
 }
 
 /// A PDU from hex octets (a test vector); a malformed vector fails the test.
-func pdu(_ hex: String, sourceLocation: SourceLocation = #_sourceLocation) -> ATTPDU {
+func attPDU(_ hex: String, sourceLocation: SourceLocation = #_sourceLocation) -> ATTPDU {
     guard let bytes = Hex.bytes(hex), let decoded = try? ATTPDU(decoding: bytes) else {
         Issue.record("bad test vector \(hex)", sourceLocation: sourceLocation)
         return .unknown(opcode: ATTOpcode(0xFF), parameters: [])

@@ -41,7 +41,7 @@ struct ServiceDiscoveryTests {
     @Test("Vol 3 Part G §4.4.1 128-bit service UUIDs arrive in entries of 20 octets")
     func discoverAll128Bit() async throws {
         // Length 0x14: handle, end group handle, 16-octet UUID.
-        let response = pdu("11 14 1000 1f00 \(hexATT(vendorUUID)) 2000 2f00 \(hexATT(vendorUUID2))")
+        let response = attPDU("11 14 1000 1f00 \(hexATT(vendorUUID)) 2000 2f00 \(hexATT(vendorUUID2))")
         let bearer = ScriptedBearer([
             .exchange(PDUs.groupType(0x0001), response),
             .error(PDUs.groupType(0x0030), .attributeNotFound, handle: 0x0030),
@@ -84,7 +84,7 @@ struct ServiceDiscoveryTests {
     @Test("Vol 3 Part G §4.4.1 a Read By Group Type Response length that is not a service UUID is invalid")
     func discoverAllBadLength() async {
         // Length 8: a 4-octet value is no service UUID.
-        let bearer = ScriptedBearer([.exchange(PDUs.groupType(0x0001), pdu("11 08 0100 0500 00180000"))])
+        let bearer = ScriptedBearer([.exchange(PDUs.groupType(0x0001), attPDU("11 08 0100 0500 00180000"))])
         let error = await gattError { try await GATTClient(bearer: bearer).discoverPrimaryServices() }
         guard case .invalidResponse = error else {
             Issue.record("expected invalidResponse, got \(String(describing: error))")
@@ -105,8 +105,8 @@ struct ServiceDiscoveryTests {
         }
         let bearer = ScriptedBearer([
             // The value is the UUID as ATT sends it: 2 octets for 0x180F.
-            .exchange(pdu("06 0100 ffff 0028 0f18"), pdu("07 0500 0800 1000 1200")),
-            .exchange(find(0x0013, 0x180F), pdu("07 3000 ffff")),
+            .exchange(attPDU("06 0100 ffff 0028 0f18"), attPDU("07 0500 0800 1000 1200")),
+            .exchange(find(0x0013, 0x180F), attPDU("07 3000 ffff")),
         ])
         let client = GATTClient(bearer: bearer)
         let services = try await client.discoverPrimaryServices(withUUID: 0x180F)
@@ -115,7 +115,7 @@ struct ServiceDiscoveryTests {
         await bearer.finish()
 
         let long = ScriptedBearer([
-            .exchange(find(0x0001, vendorUUID), pdu("07 2000 2f00")),
+            .exchange(find(0x0001, vendorUUID), attPDU("07 2000 2f00")),
             .error(find(0x0030, vendorUUID), .attributeNotFound, handle: 0x0030),
         ])
         let found = try await GATTClient(bearer: long).discoverPrimaryServices(withUUID: vendorUUID)
@@ -130,9 +130,9 @@ struct ServiceDiscoveryTests {
         let service = DiscoveredService(uuid: 0x180D, handleRange: 0x0010...0x0020)
         let bearer = ScriptedBearer([
             // Length 8: include handle, included service range, 16-bit UUID.
-            .exchange(PDUs.readByType(0x0010, 0x0020, 0x2802), pdu("09 08 1100 3000 3400 0f18")),
+            .exchange(PDUs.readByType(0x0010, 0x0020, 0x2802), attPDU("09 08 1100 3000 3400 0f18")),
             // Length 6: no UUID — it is 128-bit and read from the included service's declaration.
-            .exchange(PDUs.readByType(0x0012, 0x0020, 0x2802), pdu("09 06 1200 4000 4500")),
+            .exchange(PDUs.readByType(0x0012, 0x0020, 0x2802), attPDU("09 06 1200 4000 4500")),
             .exchange(PDUs.read(0x0040), PDUs.readResponse(FakeGATTServer.octets(vendorUUID))),
             .error(PDUs.readByType(0x0013, 0x0020, 0x2802), .attributeNotFound, handle: 0x0013),
         ])
@@ -149,7 +149,7 @@ struct ServiceDiscoveryTests {
     func findIncludedServicesEndsAtServiceEnd() async throws {
         let service = DiscoveredService(uuid: 0x180D, handleRange: 0x0010...0x0011)
         let bearer = ScriptedBearer([
-            .exchange(PDUs.readByType(0x0010, 0x0011, 0x2802), pdu("09 08 1100 3000 3400 0f18"))
+            .exchange(PDUs.readByType(0x0010, 0x0011, 0x2802), attPDU("09 08 1100 3000 3400 0f18"))
         ])
         let includes = try await GATTClient(bearer: bearer).discoverIncludedServices(for: service)
         #expect(includes.map(\.handle) == [0x0011])
@@ -160,7 +160,7 @@ struct ServiceDiscoveryTests {
     func includedDeclarationNot128Bit() async {
         let service = DiscoveredService(uuid: 0x180D, handleRange: 0x0010...0x0020)
         let bearer = ScriptedBearer([
-            .exchange(PDUs.readByType(0x0010, 0x0020, 0x2802), pdu("09 06 1200 4000 4500")),
+            .exchange(PDUs.readByType(0x0010, 0x0020, 0x2802), attPDU("09 06 1200 4000 4500")),
             .exchange(PDUs.read(0x0040), PDUs.readResponse([0x0F, 0x18])),
         ])
         let error = await gattError { try await GATTClient(bearer: bearer).discoverIncludedServices(for: service) }
@@ -171,7 +171,7 @@ struct ServiceDiscoveryTests {
     @Test("Vol 3 Part G §4.5.1 an include whose end handle is before its start, or of the wrong length, is invalid")
     func includeMalformed() async {
         let service = DiscoveredService(uuid: 0x180D, handleRange: 0x0010...0x0020)
-        for response in [pdu("09 08 1100 3400 3000 0f18"), pdu("09 07 1100 3000 3400 0f")] {
+        for response in [attPDU("09 08 1100 3400 3000 0f18"), attPDU("09 07 1100 3000 3400 0f")] {
             let bearer = ScriptedBearer([.exchange(PDUs.readByType(0x0010, 0x0020, 0x2802), response)])
             let error = await gattError { try await GATTClient(bearer: bearer).discoverIncludedServices(for: service) }
             #expect(error?.isInvalidResponse == true)

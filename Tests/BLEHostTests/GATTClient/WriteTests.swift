@@ -62,7 +62,7 @@ struct WriteTests {
 
     @Test("Vol 3 Part G §4.9.3 Write Characteristic Value sends a Write Request and expects a Write Response")
     func write() async throws {
-        let bearer = ScriptedBearer([.exchange(pdu("12 1600 0102"), pdu("13"))])
+        let bearer = ScriptedBearer([.exchange(attPDU("12 1600 0102"), attPDU("13"))])
         try await GATTClient(bearer: bearer).writeValue([0x01, 0x02], handle: 0x0016)
         await bearer.finish()
     }
@@ -97,7 +97,7 @@ struct WriteTests {
             .exchange(
                 PDUs.prepare(0x0016, 18, Array(value[18..<36])), PDUs.prepared(0x0016, 18, Array(value[18..<36]))),
             .exchange(PDUs.prepare(0x0016, 36, Array(value[36...])), PDUs.prepared(0x0016, 36, Array(value[36...]))),
-            .exchange(pdu("18 01"), PDUs.executed),
+            .exchange(attPDU("18 01"), PDUs.executed),
         ])
         try await GATTClient(bearer: bearer).writeLongValue(value, handle: 0x0016)
         await bearer.finish()
@@ -116,7 +116,7 @@ struct WriteTests {
         let bearer = ScriptedBearer([
             .exchange(PDUs.prepare(0x0016, 0, Array(value[0..<18])), PDUs.prepared(0x0016, 0, Array(value[0..<18]))),
             .exchange(PDUs.prepare(0x0016, 18, Array(value[18..<36])), echo),
-            .exchange(pdu("18 00"), PDUs.executed),
+            .exchange(attPDU("18 00"), PDUs.executed),
         ])
         let error = await gattError { try await GATTClient(bearer: bearer).writeLongValue(value, handle: 0x0016) }
         #expect(error?.isInvalidResponse == true)
@@ -236,10 +236,10 @@ struct WriteTests {
     @Test("Vol 3 Part G §3.3.3.3 subscribing writes 0x0001 for notify, 0x0002 for indicate-only, 0x0000 to stop")
     func subscribe() async throws {
         let bearer = ScriptedBearer([
-            .exchange(pdu("12 1300 0100"), PDUs.written),
-            .exchange(pdu("12 1300 0200"), PDUs.written),
-            .exchange(pdu("12 1300 0000"), PDUs.written),
-            .exchange(pdu("12 1300 0300"), PDUs.written),
+            .exchange(attPDU("12 1300 0100"), PDUs.written),
+            .exchange(attPDU("12 1300 0200"), PDUs.written),
+            .exchange(attPDU("12 1300 0000"), PDUs.written),
+            .exchange(attPDU("12 1300 0300"), PDUs.written),
         ])
         let client = GATTClient(bearer: bearer)
         try await client.setNotifyValue(true, for: characteristic([.notify, .indicate]), descriptorHandle: 0x0013)

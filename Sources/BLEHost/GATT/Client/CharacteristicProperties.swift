@@ -1,6 +1,6 @@
 /// The Characteristic Properties bit field of a characteristic declaration (Core 5.4 Vol 3
 /// Part G §3.3.1.1, Table 3.5), named as Core Bluetooth names them.
-public struct CharacteristicProperties: OptionSet, Hashable, Sendable, CustomStringConvertible {
+public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
     public let rawValue: UInt8
 
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -21,16 +21,4 @@ public struct CharacteristicProperties: OptionSet, Hashable, Sendable, CustomStr
     public static let authenticatedSignedWrites = CharacteristicProperties(rawValue: 0x40)
     /// 0x80: more properties are in the Characteristic Extended Properties descriptor.
     public static let extendedProperties = CharacteristicProperties(rawValue: 0x80)
-
-    /// Every flag with its name, in bit order.
-    static let named: [(CharacteristicProperties, String)] = [
-        (.broadcast, "broadcast"), (.read, "read"), (.writeWithoutResponse, "writeWithoutResponse"),
-        (.write, "write"), (.notify, "notify"), (.indicate, "indicate"),
-        (.authenticatedSignedWrites, "authenticatedSignedWrites"), (.extendedProperties, "extendedProperties"),
-    ]
-
-    /// "[read, notify]".
-    public var description: String {
-        "[" + Self.named.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
-    }
 }

@@ -16,11 +16,11 @@ extension GATTClient {
     /// Attribute Not Found or the end of the range; no match at all is an empty result.
     public func readValues(
         ofCharacteristic uuid: BluetoothUUID, in range: ClosedRange<UInt16>
-    ) async throws(GATTError) -> [GATTValue] {
+    ) async throws(GATTError) -> [GATTHandleValue] {
         guard let range = GATTClientSupport.usable(range) else { return [] }
         let full = min(await currentMTU - 4, 253)
         var walk = HandleWalk(range, what: "value")
-        var values: [GATTValue] = []
+        var values: [GATTHandleValue] = []
         while let start = walk.start {
             let request = ATT.ReadByTypeRequest(
                 startingHandle: start, endingHandle: range.upperBound, attributeType: uuid)
@@ -31,7 +31,8 @@ extension GATTClient {
             for entry in list.entries {
                 try walk.accept(entry.handle, through: entry.handle)
                 values.append(
-                    GATTValue(handle: entry.handle, value: Array(entry.value), isTruncated: entry.value.count >= full))
+                    GATTHandleValue(
+                        handle: entry.handle, value: Array(entry.value), isTruncated: entry.value.count >= full))
             }
         }
         return values
@@ -90,12 +91,14 @@ extension GATTClient {
     /// value with its handle, in request order. The server cuts the list at ATT_MTU − 1 octets,
     /// so the last value may be truncated (`isTruncated`) and later handles missing; more tuples
     /// than handles is a broken rule. One handle is a plain Read; none reads nothing.
-    public func readMultipleVariableValues(handles: [UInt16]) async throws(GATTError) -> [GATTValue] {
+    public func readMultipleVariableValues(handles: [UInt16]) async throws(GATTError) -> [GATTHandleValue] {
         switch handles.count {
         case 0: return []
         case 1:
             let value = try await readValue(handle: handles[0])
-            return [GATTValue(handle: handles[0], value: value, isTruncated: value.count >= (await currentMTU) - 1)]
+            return [
+                GATTHandleValue(handle: handles[0], value: value, isTruncated: value.count >= (await currentMTU) - 1)
+            ]
         default: break
         }
         try await checkFits(handles)
@@ -104,14 +107,14 @@ extension GATTClient {
         guard case .readMultipleVariableResponse(let read) = response else {
             throw .unexpected(response, to: request.opcode)
         }
-        var values: [GATTValue] = []
+        var values: [GATTHandleValue] = []
         var remaining = handles[...]
         for tuple in read.tuples {
             guard let handle = remaining.popFirst() else {
                 throw .invalidResponse(
                     "Read Multiple Variable Response holds more values than the \(handles.count) asked")
             }
-            values.append(GATTValue(handle: handle, value: Array(tuple.value), isTruncated: tuple.isTruncated))
+            values.append(GATTHandleValue(handle: handle, value: Array(tuple.value), isTruncated: tuple.isTruncated))
         }
         return values
     }

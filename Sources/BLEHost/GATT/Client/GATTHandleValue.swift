@@ -1,6 +1,6 @@
 /// A value read together with its handle: Read Using Characteristic UUID and Read Multiple
 /// Variable Length Characteristic Values (Core 5.4 Vol 3 Part G §4.8.2, §4.8.5).
-public struct GATTValue: Hashable, Sendable {
+public struct GATTHandleValue: Hashable, Sendable {
     public var handle: UInt16
     public var value: [UInt8]
     /// The value may hold only its first octets: the response cut it. In Read Multiple Variable
