@@ -55,6 +55,8 @@ struct MTUAndSignedWriteTests {
         #expect(command.isSigned && command.write.value == [1, 2])
         // A value without the authenticatedSignedWrites property is not signed-writable.
         #expect(server.handle(bytes: hex("D2 1F00 01 01000000 0000000000000000"), connection: client1) == .none)
+        // Nor is a descriptor, even a writable one.
+        #expect(server.handle(bytes: hex("D2 2100 41 01000000 0000000000000000"), connection: client1) == .none)
     }
 
     @Test("Part H §2.4.5: with the CSRK known, a bad signature or a replayed counter is dropped")

@@ -111,6 +111,10 @@ struct ServerInitiatedTests {
         #expect(server.connectedClients == [client1])
         server.connect(client2, security: .encrypted(keySize: 16, authenticated: true))
         #expect(server.connectedClients == [client1, client2])
+        _ = server.exchange("02 6400", on: client2)
+        #expect(server.mtu(for: client2) == 100 && server.mtu(for: client1) == 23)
+        // Authorization and security belong to one link.
+        #expect(server.exchange("0A 0300", on: client2) == [0x0B] + Array("swift-ble test".utf8))
         server.disconnect(client2)
         #expect(server.disconnect(client2) == nil)
     }

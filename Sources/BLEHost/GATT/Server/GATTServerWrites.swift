@@ -52,9 +52,13 @@ extension GATTServer {
         guard accessError(attribute, .write, state) == nil, bytes.count <= AttributeDatabase.maximumValueLength else {
             return .none
         }
-        if case .characteristicValue(let properties, _, _) = attribute.role {
+        switch attribute.role {
+        case .characteristicValue(let properties, _, _):
             let needed: CharacteristicProperties = signed ? .authenticatedSignedWrites : .writeWithoutResponse
             guard properties.contains(needed) else { return .none }
+        default:
+            // Only characteristic values declare signed writes (Part G §3.3.1.1).
+            guard !signed else { return .none }
         }
         let value = Array(bytes)
         switch attribute.storage {
