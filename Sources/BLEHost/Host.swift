@@ -24,8 +24,18 @@ public struct HostConfiguration: Sendable {
 
 /// Answers the peer's ATT requests and commands (the GATT server plugs in here).
 public protocol ATTServerHandler: Sendable {
-    /// The response to a request, or nil for a command (which gets none).
+    /// The response to a request, or nil for a command (which gets none). Exchange MTU
+    /// requests come here too; the host takes the new ATT_MTU from the response.
     func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU?
+    /// The bearer's ATT_MTU changed (an exchange this host started as client).
+    func attMTUChanged(_ mtu: Int, connection: UInt16) async
+    /// The link is gone: forget per-connection state.
+    func connectionEnded(_ connection: UInt16) async
+}
+
+extension ATTServerHandler {
+    public func attMTUChanged(_ mtu: Int, connection: UInt16) async {}
+    public func connectionEnded(_ connection: UInt16) async {}
 }
 
 /// The host stack of one controller (Core 5.4 Vol 4 Part E for HCI, Vol 3 for L2CAP/ATT): HCI

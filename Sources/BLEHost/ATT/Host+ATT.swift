@@ -157,10 +157,10 @@ extension Host {
 
     private func receivedRequest(_ pdu: ATTPDU, on handle: UInt16) {
         guard case .idle = bearers[handle]!.incoming else { return violation(handle, "pipelined request") }
-        if case .exchangeMTURequest(let request) = pdu {
+        if case .exchangeMTURequest(let request) = pdu, attServer == nil {
             let ours = UInt16(clamping: configuration.preferredATTMTU)
             respond(.exchangeMTUResponse(.init(serverRxMTU: ours)), on: handle)
-            setMTU(max(min(Int(ours), Int(request.clientRxMTU)), 23), on: handle)
+            setMTU(max(min(Int(ours), Int(request.clientRxMTU)), 23), on: handle, notifyServer: false)
             return
         }
         guard let server = attServer else {
@@ -172,13 +172,20 @@ extension Host {
         bearers[handle]!.incoming = .serving(pdu.opcode)
         spawn {
             let response = await server.handle(pdu, connection: handle)
-            await self.finishServing(response, for: pdu.opcode, on: handle)
+            await self.finishServing(response, for: pdu, on: handle)
         }
     }
 
-    private func finishServing(_ response: ATTPDU?, for opcode: ATTOpcode, on handle: UInt16) {
+    private func finishServing(_ response: ATTPDU?, for request: ATTPDU, on handle: UInt16) {
         guard bearers[handle] != nil else { return }
         bearers[handle]!.incoming = .idle
+        let opcode = request.opcode
+        // The server answered an MTU exchange: both ends now use min(client, server) (§3.4.2).
+        if case .exchangeMTURequest(let asked) = request, case .exchangeMTUResponse(let answer)? = response {
+            respond(.exchangeMTUResponse(answer), on: handle)
+            setMTU(max(min(Int(asked.clientRxMTU), Int(answer.serverRxMTU)), 23), on: handle, notifyServer: false)
+            return
+        }
         respond(
             response ?? .errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: .unlikelyError)), on: handle)
     }
@@ -218,11 +225,12 @@ extension Host {
         sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
     }
 
-    private func setMTU(_ mtu: Int, on handle: UInt16) {
+    private func setMTU(_ mtu: Int, on handle: UInt16, notifyServer: Bool = true) {
         guard bearers[handle] != nil else { return }
         bearers[handle]!.mtu = mtu
         connections[handle]?.attMTU = mtu
         emit(.attMTUChanged(handle: handle, mtu: mtu))
+        if notifyServer, let server = attServer { spawn { await server.attMTUChanged(mtu, connection: handle) } }
     }
 
     private func wakeNextRequestWaiter(_ handle: UInt16) {

@@ -108,6 +108,7 @@ extension Host {
         acl.removeLink(handle)
         reassembler.reset(handle: handle)
         failBearer(handle, with: .disconnected(reason: reason))
+        if let server = attServer { spawn { await server.connectionEnded(handle) } }
         emit(.disconnected(handle: handle, reason: reason))
         pumpACL()
     }

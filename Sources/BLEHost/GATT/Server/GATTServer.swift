@@ -106,6 +106,14 @@ public struct GATTServer: Sendable {
     /// The ATT_MTU in use with a client (23 until exchanged, or for an unknown connection).
     public func mtu(for connection: GATTConnectionID) -> Int { connections[connection]?.mtu ?? 23 }
 
+    /// The bearer's ATT_MTU changed by an exchange the local client started (Vol 3 Part F
+    /// §3.4.2: one ATT_MTU per bearer, both directions).
+    public mutating func setMTU(_ mtu: Int, for connection: GATTConnectionID) {
+        if connections[connection] == nil { connections[connection] = GATTServerConnection(security: .none) }
+        connections[connection]?.mtu = max(23, mtu)
+        connections[connection]?.mtuExchanged = true
+    }
+
     /// The connected clients, in order.
     public var connectedClients: [GATTConnectionID] { connections.keys.sorted() }
 

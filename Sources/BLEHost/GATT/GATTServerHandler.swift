@@ -1,0 +1,82 @@
+import BLEWire
+import Synchronization
+
+/// What the GATT server tells the application, in order.
+public enum GATTServerEvent: Sendable, Hashable {
+    case writeWithoutResponse(GATTWriteCommand)
+    case subscriptionChanged(GATTSubscription)
+    case confirmationReceived(connection: GATTConnectionID, handle: UInt16)
+}
+
+/// Plugs a `GATTServer` into a host's ATT bearers (Core 5.4 Vol 3 Part G): requests are answered
+/// from the database, and what needs the application (dynamic values, writes) is asked of it.
+///
+/// A class with its state behind a lock rather than an actor: it is called on the host's
+/// executor and never holds the lock across the application's answer.
+public final class GATTServerHandler: ATTServerHandler {
+    public typealias ReadHandler = @Sendable (GATTReadRequest) async -> GATTReadResult
+    public typealias WriteHandler = @Sendable (GATTWriteRequest) async -> GATTWriteResult
+
+    private struct State {
+        var server: GATTServer
+        var onRead: ReadHandler?
+        var onWrite: WriteHandler?
+    }
+
+    private let state: Mutex<State>
+    public let events: AsyncStream<GATTServerEvent>
+    private let sink: AsyncStream<GATTServerEvent>.Continuation
+
+    public init(server: GATTServer) {
+        state = Mutex(State(server: server))
+        (events, sink) = AsyncStream.makeStream(of: GATTServerEvent.self)
+    }
+
+    /// How dynamic values are read; without a handler, they read as Unlikely Error.
+    public func setReadHandler(_ handler: ReadHandler?) { state.withLock { $0.onRead = handler } }
+
+    /// How writes are accepted; without a handler, every permitted write succeeds.
+    public func setWriteHandler(_ handler: WriteHandler?) { state.withLock { $0.onWrite = handler } }
+
+    /// The server's state, for inspection and server-initiated PDUs.
+    public func withServer<T>(_ body: (inout GATTServer) throws -> T) rethrows -> T {
+        try state.withLock { try body(&$0.server) }
+    }
+
+    public func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU? {
+        var outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection)) }
+        // The application may be asked several times (Read Multiple of dynamic values).
+        while true {
+            switch outcome {
+            case .respond(let response): return response
+            case .none: return nil
+            case .mtuExchanged(let response, _): return response
+            case .subscriptionChanged(let subscription, let response):
+                sink.yield(.subscriptionChanged(subscription))
+                return response
+            case .writeWithoutResponse(let command):
+                sink.yield(.writeWithoutResponse(command))
+                return nil
+            case .confirmationReceived(let id, let handle):
+                sink.yield(.confirmationReceived(connection: id, handle: handle))
+                return nil
+            case .read(let request):
+                let handler = state.withLock { $0.onRead }
+                let result = await handler?(request) ?? .error(.unlikelyError)
+                outcome = state.withLock { $0.server.complete(request, with: result) }
+            case .write(let request):
+                let handler = state.withLock { $0.onWrite }
+                let result = await handler?(request) ?? .success
+                outcome = state.withLock { $0.server.complete(request, with: result) }
+            }
+        }
+    }
+
+    public func attMTUChanged(_ mtu: Int, connection: UInt16) async {
+        state.withLock { $0.server.setMTU(mtu, for: GATTConnectionID(connection)) }
+    }
+
+    public func connectionEnded(_ connection: UInt16) async {
+        _ = state.withLock { $0.server.disconnect(GATTConnectionID(connection)) }
+    }
+}
