@@ -188,6 +188,12 @@ struct LinkTransmitQueue {
         return !control.isEmpty || (!dataPaused && !data.isEmpty)
     }
 
+    /// Whether something waits behind the PDU in flight: the MD bit of the packet carrying it
+    /// (Core 5.4 Vol 6 Part B §4.5.6).
+    var hasMoreBehindInFlight: Bool {
+        !control.isEmpty || (!dataPaused && !data.isEmpty)
+    }
+
     /// Host packets not yet wholly acknowledged.
     var hostPacketsQueued: Int {
         var count = data.count
