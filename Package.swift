@@ -65,6 +65,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
+        .testTarget(name: "BLEControllerTests", dependencies: ["BLEController", "BLEWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

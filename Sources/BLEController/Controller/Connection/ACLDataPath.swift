@@ -1,0 +1,62 @@
+import BLEWire
+
+// ACL data between host and controller (Core 5.4 Vol 4 Part E §4.1, §5.4.2) and its flow
+// control: the host may have at most Total_Num_LE_ACL_Data_Packets packets of at most
+// LE_ACL_Data_Packet_Length octets in the controller; each is returned by Number Of Completed
+// Packets once the peer has acknowledged all of it (§7.7.19).
+
+extension VirtualController {
+    /// An HCI ACL packet from the host.
+    ///
+    /// A packet for no live connection is discarded (the host counts packets of a closed
+    /// handle as flushed, §7.7.5). A packet beyond the buffers the controller advertised, or
+    /// longer than one buffer, is lost and reported with Data Buffer Overflow (§7.7.26).
+    func receiveHostACL(_ packet: ACLPacket) {
+        guard let connection = connections[packet.handle] else { return }
+        guard packet.data.count <= Int(configuration.aclBufferSize),
+            aclPacketsInController < Int(configuration.aclBufferCount)
+        else {
+            send(.dataBufferOverflow(.init(linkType: .acl)))
+            return
+        }
+        aclPacketsInController += 1
+        let start: Bool
+        switch packet.packetBoundary {
+        case .continuing: start = false
+        case .firstNonFlushable, .firstFlushable, .complete: start = true
+        }
+        if packet.data.isEmpty {
+            // Nothing to send: the buffer is free again at once.
+            connection.completedPackets += 1
+            reportCompletedPackets(connection)
+            return
+        }
+        connection.transmit.enqueue(hostData: Array(packet.data), start: start)
+    }
+
+    /// Number Of Completed Packets for what the peer acknowledged on `c` (sent after the
+    /// connection event, never before the peer has the data).
+    func reportCompletedPackets(_ c: Connection) {
+        guard c.completedPackets > 0, connections[c.handle] === c else { return }
+        let count = c.completedPackets
+        c.completedPackets = 0
+        aclPacketsInController = max(0, aclPacketsInController - count)
+        send(
+            .numberOfCompletedPackets(
+                .init(entries: [.init(connectionHandle: c.handle, numCompletedPackets: UInt16(count))])))
+    }
+
+    /// Data from the peer toward the host, cut to the host's ACL packet length: the first
+    /// piece of an L2CAP PDU start is flagged as an automatically flushable start (0b10), the
+    /// rest as continuations (§5.4.2).
+    func deliverToHost(_ data: LinkLayerData, on c: Connection) {
+        let length = max(1, Int(hostACLDataPacketLength))
+        var offset = 0
+        while offset < data.payload.count {
+            let end = min(data.payload.count, offset + length)
+            let boundary: ACLPacketBoundary = (offset == 0 && data.start) ? .firstFlushable : .continuing
+            sendACL(ACLPacket(handle: c.handle, packetBoundary: boundary, data: data.payload[offset..<end]))
+            offset = end
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import BLEWire
+
+/// A side of a connection: the central or the peripheral role (Core 5.4 Vol 6 Part B §1.1, §4.5).
+enum ConnectionRole: Hashable {
+    case central
+    case peripheral
+
+    var peer: ConnectionRole { self == .central ? .peripheral : .central }
+
+    var hci: LEMetaEvent.Role { self == .central ? .central : .peripheral }
+}
+
+/// What one side sends with, for one connection event: its PHY, the largest LL payload it may
+/// send (connEffectiveMaxTxOctets/Time on that PHY, Core 5.4 Vol 6 Part B §4.5.10), and whether
+/// its non-empty packets carry a MIC.
+struct LinkDirection {
+    var phy: RadioPHY
+    var maxPayload: Int
+    var encrypted: Bool
+}
+
+/// Everything a connection event needs to know before it starts (Core 5.4 Vol 6 Part B
+/// §4.5.1).
+struct ConnectionEventSetup {
+    /// The anchor point: the central's first packet starts here.
+    var anchor: VirtualInstant
+    var counter: UInt16
+    var interval: Duration
+    /// The longest the event may last from the anchor (CE_Length), at most the interval.
+    var eventLength: Duration
+    var central: LinkDirection
+    var peripheral: LinkDirection
+    /// False when the peripheral no longer takes part (its controller reset, or it lost the
+    /// connection's timing): the central's packets then go unanswered.
+    var peripheralListening: Bool
+}
+
+/// What happened on air during one connection event, in time order (Core 5.4 Vol 6 Part B §4.5.1,
+/// §4.5.9).
+struct ConnectionEventOutcome {
+    /// A packet that reached the other side.
+    struct Reception {
+        let from: ConnectionRole
+        let pdu: LinkLayerPDU
+        /// End of the packet: when the receiver has it.
+        let at: VirtualInstant
+        let rssi: Int8
+        /// False for a retransmission the receiver already had (same SN): it is only a sign of
+        /// life for supervision.
+        let isNew: Bool
+    }
+
+    /// A PDU whose sender learnt that the peer received it (the peer's packet carried a new
+    /// NESN).
+    struct Acknowledgement {
+        let of: ConnectionRole
+        let pdu: LinkLayerPDU
+        let at: VirtualInstant
+    }
+
+    var receptions: [Reception] = []
+    var acknowledgements: [Acknowledgement] = []
+    /// When the event's last packet ended (the anchor when nothing was sent).
+    var end: VirtualInstant
+}
+
+/// How packets cross the air during one connection event: the seam between the controller
+/// (which owns the queues, the LL procedures and HCI) and the air-time model (which decides how
+/// many packets fit in an event, when each is sent, and which arrive).
+///
+/// An implementation pulls PDUs with `LinkTransmitQueue.next(maxPayload:)`, decides their fate
+/// with `medium` (one call per packet sent: the RSSI when it arrives, nil when it is lost or
+/// out of range), keeps SN/NESN in the queues (Core 5.4 Vol 6 Part B §4.5.9) and calls
+/// `acknowledge()` when a sender learns its PDU arrived. The controller then acts on the outcome
+/// at the times it states: hands new data to the receiving host, runs LL procedures, frees
+/// acknowledged host buffers, and reports Number Of Completed Packets at the event's end.
+protocol ConnectionEventExchange {
+    mutating func run(
+        _ setup: ConnectionEventSetup, central: inout LinkTransmitQueue, peripheral: inout LinkTransmitQueue,
+        medium: (ConnectionRole, VirtualInstant) -> Int8?
+    ) -> ConnectionEventOutcome
+}
+
+/// PLACEHOLDER until the air-time planner: exactly one packet each way per connection event
+/// (Core 5.4 Vol 6 Part B §4.5.1 allows many; §4.5.6 says when an event closes).
+///
+/// The central sends its next PDU at the anchor; if the peripheral hears it, it answers T_IFS
+/// after with its own next PDU; the event then closes whatever is queued (no MD, no event
+/// length rule). SN/NESN acknowledgement and retransmission are real, so nothing is delivered
+/// twice or acknowledged before the peer has it.
+struct OnePairPerEventExchange: ConnectionEventExchange {
+    init() {}
+
+    mutating func run(
+        _ setup: ConnectionEventSetup, central: inout LinkTransmitQueue, peripheral: inout LinkTransmitQueue,
+        medium: (ConnectionRole, VirtualInstant) -> Int8?
+    ) -> ConnectionEventOutcome {
+        var outcome = ConnectionEventOutcome(end: setup.anchor)
+        let first = central.next(maxPayload: setup.central.maxPayload)
+        let firstEnd = setup.anchor.advanced(
+            by: setup.central.phy.airTime(payloadOctets: first.payloadLength, mic: setup.central.encrypted))
+        outcome.end = firstEnd
+        guard setup.peripheralListening, let rssiAtPeripheral = medium(.central, setup.anchor) else { return outcome }
+
+        // The peripheral receives: new data if SN matches its NESN; an acknowledgement of its
+        // own PDU if the central's NESN moved past its SN.
+        let newAtPeripheral = central.transmitSeqNum == peripheral.nextExpectedSeqNum
+        if newAtPeripheral { peripheral.nextExpectedSeqNum.toggle() }
+        outcome.receptions.append(
+            .init(from: .central, pdu: first, at: firstEnd, rssi: rssiAtPeripheral, isNew: newAtPeripheral))
+        if central.nextExpectedSeqNum != peripheral.transmitSeqNum, let acked = peripheral.acknowledge() {
+            outcome.acknowledgements.append(.init(of: .peripheral, pdu: acked, at: firstEnd))
+        }
+
+        let replyStart = firstEnd.advanced(by: RadioTiming.interFrameSpace)
+        let reply = peripheral.next(maxPayload: setup.peripheral.maxPayload)
+        let replyEnd = replyStart.advanced(
+            by: setup.peripheral.phy.airTime(payloadOctets: reply.payloadLength, mic: setup.peripheral.encrypted))
+        outcome.end = replyEnd
+        guard let rssiAtCentral = medium(.peripheral, replyStart) else { return outcome }
+        let newAtCentral = peripheral.transmitSeqNum == central.nextExpectedSeqNum
+        if newAtCentral { central.nextExpectedSeqNum.toggle() }
+        outcome.receptions.append(
+            .init(from: .peripheral, pdu: reply, at: replyEnd, rssi: rssiAtCentral, isNew: newAtCentral))
+        if peripheral.nextExpectedSeqNum != central.transmitSeqNum, let acked = central.acknowledge() {
+            outcome.acknowledgements.append(.init(of: .central, pdu: acked, at: replyEnd))
+        }
+        return outcome
+    }
+}

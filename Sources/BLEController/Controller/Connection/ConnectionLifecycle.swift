@@ -1,0 +1,282 @@
+import BLEWire
+
+// A connection from creation to termination (Core 5.4 Vol 6 Part B §4.5): its HCI events, its
+// supervision timer, and the connection events the central drives.
+
+extension VirtualController {
+    /// Opens this side of a connection created by CONNECT_IND or AUX_CONNECT_RSP, and tells the
+    /// host (LE Connection Complete or Enhanced Connection Complete, then LE Channel Selection
+    /// Algorithm).
+    @discardableResult
+    func openConnection(
+        role: ConnectionRole, link: ConnectionLink, peer: LEAddress, advertisingHandle: UInt8 = 0xFF,
+        centralClockAccuracy: UInt8 = 0
+    ) -> Connection {
+        let connection = Connection(
+            handle: allocateConnectionHandle(), role: role, peerAddress: peer, link: link, createdAt: now, owner: self,
+            localTx: (suggestedMaxTxOctets, suggestedMaxTxTime),
+            localRx: (configuration.supportedMaxRxOctets, configuration.supportedMaxRxTime))
+        connection.preferredTxPHYs = defaultTxPHYs
+        connection.preferredRxPHYs = defaultRxPHYs
+        connections[connection.handle] = connection
+        switch role {
+        case .central: link.central = connection
+        case .peripheral:
+            link.peripheral = connection
+            link.peripheralRadio = radio
+        }
+        scheduleSupervision(connection)
+        sendConnectionComplete(
+            connection, advertisingHandle: advertisingHandle, centralClockAccuracy: centralClockAccuracy)
+        send(
+            le: .channelSelectionAlgorithm(
+                .init(connectionHandle: connection.handle, channelSelectionAlgorithm: .algorithm2)))
+        if role == .central { scheduleConnectionEvent(link) }
+        // A host that asked for longer packets by default gets them negotiated at once (§4.5.10).
+        if suggestedMaxTxOctets != 27 || suggestedMaxTxTime != 328 { startDataLengthProcedure(connection) }
+        return connection
+    }
+
+    private func allocateConnectionHandle() -> UInt16 {
+        while connections[nextConnectionHandle] != nil || nextConnectionHandle == 0 || nextConnectionHandle > 0x0EFF {
+            nextConnectionHandle = nextConnectionHandle >= 0x0EFF ? 0x0001 : nextConnectionHandle + 1
+        }
+        let handle = nextConnectionHandle
+        nextConnectionHandle = handle >= 0x0EFF ? 0x0001 : handle + 1
+        return handle
+    }
+
+    /// LE Connection Complete, or its Enhanced [v1] or [v2] form when the host unmasked them
+    /// (Core 5.4 Vol 4 Part E §7.7.65.1, §7.7.65.10): both sides report the same interval,
+    /// latency and timeout.
+    private func sendConnectionComplete(_ c: Connection, advertisingHandle: UInt8, centralClockAccuracy: UInt8) {
+        let t = c.timing
+        let legacy = LEMetaEvent.ConnectionComplete(
+            connectionHandle: c.handle, role: c.role.hci, peerAddress: c.peerAddress, connectionInterval: t.interval,
+            peripheralLatency: t.latency, supervisionTimeout: t.timeout,
+            centralClockAccuracy: c.role == .central ? 0 : centralClockAccuracy)
+        sendConnectionCompleteEvent(legacy, advertisingHandle: advertisingHandle)
+    }
+
+    /// A failed connection attempt: cancelled (0x02), high duty cycle advertising timed out
+    /// (0x3C), … All other fields are zero.
+    func sendConnectionComplete(failure status: HCIStatus, role: ConnectionRole) {
+        let legacy = LEMetaEvent.ConnectionComplete(
+            status: status, connectionHandle: 0, role: role.hci, peerAddress: LEAddress(.zero, type: .public),
+            connectionInterval: 0, peripheralLatency: 0, supervisionTimeout: 0, centralClockAccuracy: 0)
+        sendConnectionCompleteEvent(legacy, advertisingHandle: 0xFF)
+    }
+
+    private func sendConnectionCompleteEvent(_ legacy: LEMetaEvent.ConnectionComplete, advertisingHandle: UInt8) {
+        if masks.allowsLE(.enhancedConnectionCompleteV2) {
+            send(
+                le: .enhancedConnectionCompleteV2(
+                    .init(.init(legacy), advertisingHandle: advertisingHandle, syncHandle: 0xFFFF)))
+        } else if masks.allowsLE(.enhancedConnectionComplete) {
+            send(le: .enhancedConnectionComplete(.init(legacy)))
+        } else {
+            send(le: .connectionComplete(legacy))
+        }
+    }
+
+    // MARK: Supervision (§4.5.2)
+
+    /// The supervision deadline: 6 connection intervals after creation until the first packet
+    /// arrives, then connSupervisionTimeout after the last one.
+    func supervisionDeadline(_ c: Connection) -> VirtualInstant {
+        if let last = c.lastReceived { return last.advanced(by: c.timing.timeoutDuration) }
+        return c.createdAt.advanced(by: c.timing.intervalDuration * 6)
+    }
+
+    func scheduleSupervision(_ c: Connection) {
+        if let token = c.supervisionToken { air.queue.cancel(token) }
+        c.supervisionToken = air.queue.schedule(at: supervisionDeadline(c)) { [weak self, weak c] in
+            guard let self, let c, self.connections[c.handle] === c else { return }
+            if self.now < self.supervisionDeadline(c) {
+                self.scheduleSupervision(c)
+                return
+            }
+            // The connection is lost: 0x08, or 0x3E when it never got established (§4.5.2);
+            // a termination the host asked for still reports the host's reason.
+            let reason: HCIStatus =
+                c.terminationReason != nil
+                ? .connectionTerminatedByLocalHost
+                : (c.isEstablished ? .connectionTimeout : .connectionFailedToBeEstablished)
+            self.closeConnection(c, reason: reason)
+        }
+    }
+
+    // MARK: Ending
+
+    /// Ends this side of the connection and tells the host (Disconnection Complete, §7.7.5).
+    /// The host's packets still queued on the handle are flushed: it counts them as freed.
+    func closeConnection(_ c: Connection, reason: HCIStatus) {
+        guard connections[c.handle] === c else { return }
+        abandon(c)
+        send(.disconnectionComplete(.init(connectionHandle: c.handle, reason: reason)))
+    }
+
+    /// Drops this side of the connection without a word (Reset, or after closing).
+    func abandon(_ c: Connection) {
+        if connections[c.handle] === c { connections[c.handle] = nil }
+        if let token = c.supervisionToken { air.queue.cancel(token) }
+        c.supervisionToken = nil
+        let flushed = c.transmit.removeAllData() + c.completedPackets
+        aclPacketsInController = max(0, aclPacketsInController - flushed)
+        c.completedPackets = 0
+        switch c.role {
+        case .central:
+            if let token = c.link.eventToken { air.queue.cancel(token) }
+            c.link.eventToken = nil
+            if c.link.central === c { c.link.central = nil }
+        case .peripheral:
+            if c.link.peripheral === c { c.link.peripheral = nil }
+        }
+    }
+
+    // MARK: Connection events (§4.5.1)
+
+    func scheduleConnectionEvent(_ link: ConnectionLink) {
+        link.eventToken = air.queue.schedule(at: link.nextAnchor) { [weak self] in
+            self?.runConnectionEvent(link)
+        }
+    }
+
+    private func runConnectionEvent(_ link: ConnectionLink) {
+        guard let central = link.central, central.owner === self else { return }
+        let anchor = link.nextAnchor
+        applyInstants(link)
+        let closingAfterEvent = central.terminationReceived
+        let interval = link.timing.intervalDuration
+        let peripheral = link.peripheral
+        let listening = peripheral != nil && link.peripheralInStep
+        let setup = ConnectionEventSetup(
+            anchor: anchor, counter: link.eventCounter, interval: interval,
+            eventLength: min(link.eventLength ?? interval, interval),
+            central: LinkDirection(
+                phy: link.centralToPeripheralPHY, maxPayload: central.maximumPayload, encrypted: central.encryption.isOn
+            ),
+            peripheral: LinkDirection(
+                phy: link.peripheralToCentralPHY, maxPayload: peripheral?.maximumPayload ?? 27,
+                encrypted: peripheral?.encryption.isOn ?? false),
+            peripheralListening: listening)
+        let centralPower = configuration.txPower
+        let peripheralPower = peripheral?.owner?.configuration.txPower ?? 0
+        let medium: (ConnectionRole, VirtualInstant) -> Int8? = { [air] sender, _ in
+            guard let peripheralRadio = link.peripheralRadio else { return nil }
+            switch sender {
+            case .central:
+                return air.sampleReception(from: link.centralRadio, to: peripheralRadio, txPower: centralPower)
+            case .peripheral:
+                return air.sampleReception(from: peripheralRadio, to: link.centralRadio, txPower: peripheralPower)
+            }
+        }
+        let outcome: ConnectionEventOutcome
+        if let peripheral, listening {
+            outcome = exchange.run(setup, central: &central.transmit, peripheral: &peripheral.transmit, medium: medium)
+        } else {
+            var nobody = LinkTransmitQueue()
+            outcome = exchange.run(setup, central: &central.transmit, peripheral: &nobody, medium: medium)
+        }
+        apply(outcome, on: link)
+        link.eventCounter &+= 1
+        link.nextAnchor = anchor.advanced(by: interval)
+        if let reason = closingAfterEvent {
+            // The peer's LL_TERMINATE_IND is acknowledged by this event's packet (§5.1.6).
+            air.queue.schedule(at: outcome.end) { [weak self, weak central] in
+                guard let self, let central else { return }
+                self.closeConnection(central, reason: reason)
+            }
+        } else {
+            scheduleConnectionEvent(link)
+        }
+    }
+
+    /// Acts on an event's outcome at the times it happened: receptions, acknowledgements, and
+    /// Number Of Completed Packets on both sides once the event is over.
+    private func apply(_ outcome: ConnectionEventOutcome, on link: ConnectionLink) {
+        let central = link.central
+        let peripheral = link.peripheral
+        func side(_ role: ConnectionRole) -> Connection? { role == .central ? central : peripheral }
+        for reception in outcome.receptions {
+            guard let receiver = side(reception.from.peer) else { continue }
+            air.queue.schedule(at: reception.at) { [weak receiver] in
+                guard let receiver else { return }
+                receiver.owner?.linkReceived(reception, on: receiver)
+            }
+        }
+        for acknowledgement in outcome.acknowledgements {
+            guard let sender = side(acknowledgement.of) else { continue }
+            air.queue.schedule(at: acknowledgement.at) { [weak sender] in
+                guard let sender else { return }
+                sender.owner?.linkAcknowledged(acknowledgement.pdu, on: sender)
+            }
+        }
+        air.queue.schedule(at: outcome.end) { [weak central, weak peripheral] in
+            for connection in [central, peripheral] {
+                guard let connection else { continue }
+                connection.owner?.reportCompletedPackets(connection)
+            }
+        }
+    }
+
+    /// A packet from the peer arrived on `c`.
+    func linkReceived(_ reception: ConnectionEventOutcome.Reception, on c: Connection) {
+        guard connections[c.handle] === c else { return }
+        c.lastReceived = reception.at
+        c.lastRSSI = reception.rssi
+        guard reception.isNew else { return }
+        switch reception.pdu {
+        case .empty: return
+        case .data(let data): deliverToHost(data, on: c)
+        case .control(let control): handleControl(control, on: c)
+        }
+    }
+
+    /// The peer acknowledged a PDU `c` sent.
+    func linkAcknowledged(_ pdu: LinkLayerPDU, on c: Connection) {
+        guard connections[c.handle] === c else { return }
+        switch pdu {
+        case .data(let data) where data.completesHostPacket: c.completedPackets += 1
+        case .control(.terminateInd): closeConnection(c, reason: .connectionTerminatedByLocalHost)
+        default: return
+        }
+    }
+
+    /// Applies the changes whose instant is this event (§5.1.1, §5.1.10): both ends switch at
+    /// the same anchor and both hosts hear of it.
+    private func applyInstants(_ link: ConnectionLink) {
+        let counter = link.eventCounter
+        if let update = link.pendingTimingUpdate, update.instant == counter {
+            link.pendingTimingUpdate = nil
+            let previous = link.timing
+            link.timing = update.timing
+            // A peripheral that never got the indication keeps the old timing: it is lost.
+            if !link.peripheralHasTimingUpdate { link.peripheralInStep = false }
+            let informed = link.peripheralInStep ? [link.central, link.peripheral] : [link.central]
+            for connection in informed.compactMap({ $0 }) {
+                guard let owner = connection.owner else { continue }
+                let wasRequested = connection.hostRequestedUpdate
+                connection.hostRequestedUpdate = false
+                if previous != update.timing || wasRequested {
+                    owner.send(
+                        le: .connectionUpdateComplete(
+                            .init(
+                                connectionHandle: connection.handle, connectionInterval: update.timing.interval,
+                                peripheralLatency: update.timing.latency, supervisionTimeout: update.timing.timeout)))
+                }
+                owner.scheduleSupervision(connection)
+            }
+        }
+        if let update = link.pendingPHYUpdate, update.instant == counter {
+            link.pendingPHYUpdate = nil
+            if let phy = update.centralToPeripheral { link.centralToPeripheralPHY = phy }
+            if let phy = update.peripheralToCentral { link.peripheralToCentralPHY = phy }
+            if !link.peripheralHasPHYUpdate { link.peripheralInStep = false }
+            let informed = link.peripheralInStep ? [link.central, link.peripheral] : [link.central]
+            for connection in informed.compactMap({ $0 }) {
+                connection.owner?.completePHYUpdate(on: connection)
+            }
+        }
+    }
+}

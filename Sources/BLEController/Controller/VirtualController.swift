@@ -1,0 +1,232 @@
+import BLEWire
+
+/// A virtual LE controller on a `VirtualAir`, driven only through HCI over the UART transport
+/// (H4, Core 5.4 Vol 4 Part A §2) by any host.
+///
+/// It behaves like a conforming chip rather than an oracle: commands are answered with the
+/// statuses of Core 5.4 Vol 4 Part E (0x01 for what it does not implement, 0x12 for malformed
+/// parameters, 0x0C for what the current state forbids), advertising, scanning and connections
+/// happen on the air at the link layer's times (Vol 6 Part B), and nothing is acknowledged
+/// before the peer really received it.
+///
+/// Feed the host's bytes to `receive(h4:)` in chunks of any size; packets toward the host
+/// (events and ACL data, each with its H4 indicator) come out of `onPacket`. Every output is
+/// produced while the air's event queue runs, never from inside `receive`.
+public final class VirtualController {
+    public let air: VirtualAir
+    public let configuration: Configuration
+    /// This controller's radio on the air.
+    public private(set) var radio = AirRadioID(rawValue: -1)
+    /// The public device address (HCI_Read_BD_ADDR).
+    public private(set) var publicAddress = BluetoothAddress.zero
+    /// The random static address the controller starts with (and returns to on Reset).
+    public private(set) var defaultRandomAddress = BluetoothAddress.zero
+
+    /// Packets toward the host: an H4 packet indicator followed by an HCI event or ACL packet.
+    public var onPacket: ([UInt8]) -> Void = { _ in }
+    /// Called once when the host's byte stream becomes unreadable; input is ignored afterwards.
+    public var onTransportFailure: (TransportFailure) -> Void = { _ in }
+    /// Why the host input stopped, if it did.
+    public private(set) var transportFailure: TransportFailure?
+
+    /// How connection events exchange packets; the air-time planner replaces the placeholder.
+    var exchange: any ConnectionEventExchange
+
+    var parser = H4StreamParser()
+    var random: SeededRandomGenerator
+
+    // MARK: Host interface state (Core 5.4 Vol 4 Part E)
+    var masks = EventMasks()
+    var commandFamily = AdvertisingCommandFamily.undecided
+    /// Events produced while a command runs, sent after its completion event.
+    var deferredEvents: [[UInt8]]?
+    /// Host ACL packets accepted and not yet reported in Number Of Completed Packets.
+    var aclPacketsInController = 0
+    /// Host_ACL_Data_Packet_Length from HCI_Host_Buffer_Size.
+    var hostACLDataPacketLength: UInt16
+    var leHostSupported = true
+
+    // MARK: Link layer state (Core 5.4 Vol 6 Part B)
+    var randomAddress: BluetoothAddress?
+    var advertisingSets: [UInt8: AdvertisingSet] = [:]
+    var legacyScanParameters = HCI.LESetScanParameters()
+    var extendedScanParameters: HCI.LESetExtendedScanParameters?
+    var scanner: ScanRun?
+    var initiator: InitiatorRun?
+    var connections: [UInt16: Connection] = [:]
+    var nextConnectionHandle: UInt16 = 0x0001
+    var filterAcceptList: [LEAddress] = []
+    var suggestedMaxTxOctets: UInt16 = 27
+    var suggestedMaxTxTime: UInt16 = 328
+    var defaultTxPHYs: HCI.LEPHYs? = nil
+    var defaultRxPHYs: HCI.LEPHYs? = nil
+    var hostChannelClassification = HCI.LEChannelMap.allDataChannels
+
+    /// Attaches a new controller to `air` at `position`.
+    ///
+    /// - Parameter exchange: how connection events move packets; defaults to the one-pair-per-
+    ///   event placeholder until the air-time planner takes over.
+    public convenience init(
+        air: VirtualAir, position: AirPosition = .origin, configuration: Configuration = Configuration()
+    ) {
+        self.init(air: air, position: position, configuration: configuration, exchange: OnePairPerEventExchange())
+    }
+
+    init(
+        air: VirtualAir, position: AirPosition, configuration: Configuration,
+        exchange: any ConnectionEventExchange
+    ) {
+        self.air = air
+        self.configuration = configuration
+        self.exchange = exchange
+        self.random = SeededRandomGenerator(seed: configuration.seed ?? air.makeSeed())
+        self.hostACLDataPacketLength = configuration.defaultHostACLDataPacketLength
+        radio = air.attach(self, at: position)
+        publicAddress = configuration.publicAddress ?? BluetoothAddress(0x0000_5E00_5300 &+ UInt64(radio.rawValue + 1))
+        defaultRandomAddress = configuration.randomStaticAddress ?? Self.makeRandomStaticAddress(using: &random)
+        randomAddress = defaultRandomAddress
+    }
+
+    /// A random static address: the two top bits set, the rest random and neither all zeros nor
+    /// all ones (Core 5.4 Vol 6 Part B §1.3.2.1).
+    static func makeRandomStaticAddress(using random: inout SeededRandomGenerator) -> BluetoothAddress {
+        while true {
+            let bits = random.next() & 0x3FFF_FFFF_FFFF
+            if bits != 0 && bits != 0x3FFF_FFFF_FFFF { return BluetoothAddress(bits | 0xC000_0000_0000) }
+        }
+    }
+
+    /// The radio's position on the air; setting it moves the device at once.
+    public var position: AirPosition {
+        get { air.position(of: radio) ?? .origin }
+        set { air.move(radio, to: newValue) }
+    }
+
+    var now: VirtualInstant { air.now }
+
+    // MARK: Host input
+
+    /// Bytes from the host's UART stream, in chunks of any size.
+    ///
+    /// Complete packets are handled `commandLatency` later, in order. A stream that cannot be
+    /// framed ends this host's input: the failure is reported once through
+    /// `onTransportFailure` and everything after it is ignored; the radio keeps running.
+    public func receive(h4 bytes: ArraySlice<UInt8>) {
+        guard transportFailure == nil else { return }
+        parser.feed(bytes)
+        while true {
+            let packet: H4Packet?
+            do {
+                packet = try parser.next()
+            } catch {
+                failTransport(.framing(error))
+                return
+            }
+            guard let packet else { return }
+            switch packet.type {
+            case .command, .acl:
+                let copy = H4Packet(type: packet.type, payload: Array(packet.payload))
+                air.queue.schedule(after: configuration.commandLatency) { [weak self] in
+                    self?.handle(hostPacket: copy)
+                }
+            case .sco, .iso:
+                // No synchronous or isochronous links exist here: the data has nowhere to go.
+                continue
+            case .event:
+                failTransport(.unexpectedPacketType(.event))
+                return
+            }
+        }
+    }
+
+    public func receive(h4 bytes: [UInt8]) { receive(h4: bytes[...]) }
+
+    /// Starts reading a new byte stream (a new host connected to the transport): the framing
+    /// state and any transport failure are forgotten; the controller's state is kept, as a chip
+    /// keeps it when its UART is reopened.
+    public func restartTransport() {
+        parser = H4StreamParser()
+        transportFailure = nil
+    }
+
+    private func failTransport(_ failure: TransportFailure) {
+        transportFailure = failure
+        air.queue.schedule(after: configuration.commandLatency) { [weak self] in
+            self?.onTransportFailure(failure)
+        }
+    }
+
+    private func handle(hostPacket packet: H4Packet) {
+        switch packet.type {
+        case .command:
+            guard let command = try? HCICommandPacket(decoding: packet.payload) else { return }
+            process(command: command)
+        case .acl:
+            guard let acl = try? ACLPacket(decoding: packet.payload) else { return }
+            receiveHostACL(acl)
+        case .sco, .iso, .event:
+            return
+        }
+    }
+
+    // MARK: Output toward the host
+
+    /// Sends `event` if the host's event masks allow it (Core 5.4 Vol 4 Part E §7.3.1, §7.3.69,
+    /// §7.8.1).
+    func send(_ event: HCIEvent) {
+        guard masks.allows(event) else { return }
+        var bytes: [UInt8] = [H4PacketType.event.rawValue]
+        var writer = ByteWriter(capacity: 64)
+        event.encode(into: &writer)
+        bytes.append(contentsOf: writer.bytes)
+        output(bytes)
+    }
+
+    func send(le event: LEMetaEvent) { send(.le(event)) }
+
+    func sendACL(_ packet: ACLPacket) {
+        var writer = ByteWriter(capacity: packet.data.count + 5)
+        writer.u8(H4PacketType.acl.rawValue)
+        packet.encode(into: &writer)
+        output(writer.bytes)
+    }
+
+    private func output(_ bytes: [UInt8]) {
+        if deferredEvents != nil {
+            deferredEvents?.append(bytes)
+        } else {
+            onPacket(bytes)
+        }
+    }
+
+    /// Runs `body` with events held back, then sends `completion` followed by the held events:
+    /// a command's own completion always comes before what it caused (Vol 4 Part E §4.4).
+    func completing(with completion: () -> HCIEvent, _ body: () -> Void) {
+        deferredEvents = []
+        body()
+        let held = deferredEvents ?? []
+        deferredEvents = nil
+        send(completion())
+        for bytes in held { onPacket(bytes) }
+    }
+
+    // MARK: Inspection (for tests and tools)
+
+    /// Handles of the live connections.
+    public var connectionHandles: [UInt16] { connections.keys.sorted() }
+    /// Whether any advertising set is enabled.
+    public var isAdvertising: Bool { advertisingSets.values.contains { $0.run != nil } }
+    /// Whether scanning is enabled.
+    public var isScanning: Bool { scanner != nil }
+    /// Whether a connection is being initiated.
+    public var isInitiating: Bool { initiator != nil }
+}
+
+/// Whether the host drives advertising, scanning and initiating with the legacy or the extended
+/// commands: once it has used one family, the other is disallowed until Reset (Core 5.4 Vol 4
+/// Part E §3.1.1).
+enum AdvertisingCommandFamily: Hashable {
+    case undecided
+    case legacy
+    case extended
+}
