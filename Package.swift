@@ -65,7 +65,6 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
-        .testTarget(name: "BLEControllerTests", dependencies: ["BLEController", "BLEWire"]),
     ],
     swiftLanguageModes: [.v6]
 )
