@@ -22,6 +22,8 @@ extension VirtualController {
         public var aclBufferCount: UInt8
         /// Connections (both roles) the controller supports at once.
         public var maximumConnections: Int
+        /// How connection events are filled (end rule, packets-per-event cap).
+        public var scheduling: LinkLayerScheduling
         /// Num_HCI_Command_Packets reported in Command Complete and Command Status.
         public var commandCredits: UInt8
         /// Time between a command's arrival and its completion event.
@@ -73,8 +75,9 @@ extension VirtualController {
             leFeatures: LEFeatures = Configuration.implementedFeatures,
             hciVersion: UInt8 = 0x0D, hciSubversion: UInt16 = 0x0001, lmpVersion: UInt8 = 0x0D,
             companyIdentifier: UInt16 = 0xFFFF, lmpSubversion: UInt16 = 0x0001, sleepClockAccuracy: UInt8 = 0x05,
-            defaultHostACLDataPacketLength: UInt16 = 251
+            defaultHostACLDataPacketLength: UInt16 = 251, scheduling: LinkLayerScheduling = LinkLayerScheduling()
         ) {
+            self.scheduling = scheduling
             self.publicAddress = publicAddress
             self.randomStaticAddress = randomStaticAddress
             self.seed = seed

@@ -29,7 +29,7 @@ public final class VirtualController {
     /// Why the host input stopped, if it did.
     public private(set) var transportFailure: TransportFailure?
 
-    /// How connection events exchange packets; the air-time planner replaces the placeholder.
+    /// How connection events exchange packets (the air-time model's rules).
     var exchange: any ConnectionEventExchange
 
     var parser = H4StreamParser()
@@ -64,12 +64,14 @@ public final class VirtualController {
 
     /// Attaches a new controller to `air` at `position`.
     ///
-    /// - Parameter exchange: how connection events move packets; defaults to the one-pair-per-
-    ///   event placeholder until the air-time planner takes over.
+    /// Connection events follow the air-time model (`AirTimeExchange`) with the configuration's
+    /// scheduling (end rule, packets-per-event cap).
     public convenience init(
         air: VirtualAir, position: AirPosition = .origin, configuration: Configuration = Configuration()
     ) {
-        self.init(air: air, position: position, configuration: configuration, exchange: OnePairPerEventExchange())
+        self.init(
+            air: air, position: position, configuration: configuration,
+            exchange: AirTimeExchange(scheduling: configuration.scheduling))
     }
 
     init(

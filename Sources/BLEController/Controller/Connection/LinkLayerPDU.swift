@@ -201,6 +201,17 @@ struct LinkTransmitQueue {
         return count
     }
 
+    /// The payload length `next(maxPayload:)` would send now, without sending it (for the
+    /// event-length rules, which look at the next pair before it starts).
+    func nextPayloadLength(maxPayload: Int) -> Int {
+        if let inFlight { return inFlight.payloadLength }
+        if let first = control.first { return LinkLayerPDU.control(first).payloadLength }
+        if !dataPaused, let packet = data.first {
+            return min(max(1, maxPayload), packet.bytes.count - packet.offset)
+        }
+        return 0
+    }
+
     /// The PDU to send now: the one in flight, else the next control PDU, else the next piece
     /// of data of at most `maxPayload` octets, else an empty PDU.
     mutating func next(maxPayload: Int) -> LinkLayerPDU {
