@@ -27,7 +27,7 @@ let package = Package(
     targets: [
         .target(name: "BLEWire"),
         .target(name: "BLEController", dependencies: ["BLEWire"]),
-        .target(name: "BLETransport", dependencies: ["BLEWire"]),
+        .target(name: "BLETransport", dependencies: ["BLEWire", "BLEController"]),
         .target(
             name: "BLEHost",
             dependencies: [

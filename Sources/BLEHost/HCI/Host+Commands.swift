@@ -21,6 +21,7 @@ extension HCI.LESetEventMask {
 extension Host {
     /// Sends a command answered by Command Complete and returns its typed return parameters;
     /// a failure status throws `.commandFailed`.
+    @discardableResult
     public func send<C: HCICommandWithCompleteEvent>(_ command: C) async throws(HostError) -> C.ReturnParameters {
         switch await execute(command.packet) {
         case .complete(let complete):

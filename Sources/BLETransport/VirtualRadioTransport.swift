@@ -1,0 +1,19 @@
+import BLEController
+import BLEWire
+
+extension PipeTransport {
+    /// A transport to a controller on the virtual radio: the host's packets go to the
+    /// controller as H4 bytes; the controller's come back decoded from H4 bytes, exactly as over
+    /// a wire (Core 5.4 Vol 4 Part A §2).
+    public static func attached(to port: VirtualControllerPort) -> PipeTransport {
+        let transport = PipeTransport { packet in port.send(packet.encoded) }
+        port.setReceiver { bytes in
+            do {
+                transport.deliver(try H4Packet(decoding: bytes))
+            } catch {
+                transport.fail(.malformedStream("\(error)"))
+            }
+        }
+        return transport
+    }
+}
