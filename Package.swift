@@ -43,7 +43,7 @@ let package = Package(
         .executableTarget(
             name: "ble",
             dependencies: [
-                "BLEWire",
+                "BLEWire", "BLEController", "BLETransport", "BLEHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

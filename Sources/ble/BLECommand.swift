@@ -2,7 +2,7 @@ import ArgumentParser
 import BLEWire
 
 @main
-struct BLECommand: ParsableCommand {
+struct BLECommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ble",
         abstract: "swift-ble: a Bluetooth Low Energy stack and companion-device toolkit.",
@@ -11,6 +11,6 @@ struct BLECommand: ParsableCommand {
             `ble demo` tours the packets of a typical connection. Scanning, connecting, GATT and
             the virtual radio arrive with the host and radio issues (see the README).
             """,
-        subcommands: [DemoCommand.self, DecodeCommand.self]
+        subcommands: [DemoCommand.self, DecodeCommand.self, BenchCommand.self]
     )
 }
