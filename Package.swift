@@ -37,13 +37,13 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .target(name: "BLE", dependencies: ["BLEHost", "BLEWire"]),
+        .target(name: "BLE", dependencies: ["BLEHost", "BLETransport", "BLEController", "BLEWire"]),
         .target(name: "BLECompanion", dependencies: ["BLE"]),
         .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE"]),
         .executableTarget(
             name: "ble",
             dependencies: [
-                "BLEWire", "BLEController", "BLETransport", "BLEHost",
+                "BLE", "BLEWire", "BLEController", "BLETransport", "BLEHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -64,6 +64,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "BLETests", dependencies: ["BLE", "BLEController", "BLEHost", "BLEWire"]),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEController
+import BLE
 import BLEWire
 
 /// `ble bench …`: measurements.
@@ -69,7 +70,7 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var parameters = AirtimeBench.Parameters()
+        var parameters = AirtimeBenchmark.Parameters()
         parameters.phy = phy
         parameters.llOctets = ll
         parameters.attMTU = mtu
@@ -81,12 +82,12 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
         parameters.packetsPerEventCap = cap
         parameters.bytes = bytes
         let wallStart = ContinuousClock.now
-        let result = try await AirtimeBench.run(parameters)
+        let result = try await AirtimeBenchmark.run(parameters)
         let wall = wallStart.duration(to: .now)
         print(json ? Self.json(result, wall: wall) : Self.text(result, wall: wall))
     }
 
-    static func text(_ r: AirtimeBench.Result, wall: Duration) -> String {
+    static func text(_ r: AirtimeBenchmark.Result, wall: Duration) -> String {
         let p = r.parameters
         let eventMs = Double(p.eventLength.nanosecondsClamped) / 1e6
         let intervalMs = Double(p.interval.nanosecondsClamped) / 1e6
@@ -104,7 +105,7 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
             """
     }
 
-    static func json(_ r: AirtimeBench.Result, wall: Duration) -> String {
+    static func json(_ r: AirtimeBenchmark.Result, wall: Duration) -> String {
         let p = r.parameters
         let fields: [(String, String)] = [
             ("phy", "\"\(p.phy)\""), ("ll", "\(p.llOctets)"), ("mtu", "\(p.attMTU)"),

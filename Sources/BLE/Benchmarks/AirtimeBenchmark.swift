@@ -3,30 +3,32 @@ import BLEHost
 import BLETransport
 import BLEWire
 
-/// `ble bench airtime`: two of our hosts on the virtual radio stream data over one link, and the
+/// The measurement behind `ble bench airtime`: two of our hosts on the virtual radio stream data over one link, and the
 /// goodput measured in virtual time is set beside the air-time model's prediction and ceiling
 /// for the same parameters.
-enum AirtimeBench {
-    struct Parameters: Sendable {
-        var phy: PHY = .le2M
-        var llOctets = 251
-        var attMTU = 247
+public enum AirtimeBenchmark {
+    public struct Parameters: Sendable {
+        public var phy: PHY = .le2M
+        public var llOctets = 251
+        public var attMTU = 247
         /// Units of 1.25 ms.
-        var intervalUnits: UInt16 = 6
+        public var intervalUnits: UInt16 = 6
         /// Units of 0.625 ms; nil = the interval.
-        var eventLengthUnits: UInt16?
-        var rule: LinkTiming.EndRule = .ruleB
-        var encrypted = false
-        var traffic: GoodputPrediction.Traffic = .writeWithoutResponse
-        var packetsPerEventCap: Int?
-        var bytes = 500_000
+        public var eventLengthUnits: UInt16?
+        public var rule: LinkTiming.EndRule = .ruleB
+        public var encrypted = false
+        public var traffic: GoodputPrediction.Traffic = .writeWithoutResponse
+        public var packetsPerEventCap: Int?
+        public var bytes = 500_000
 
-        var interval: Duration { .microseconds(Int64(intervalUnits) * 1250) }
-        var eventLength: Duration {
+        public init() {}
+
+        public var interval: Duration { .microseconds(Int64(intervalUnits) * 1250) }
+        public var eventLength: Duration {
             eventLengthUnits.map { .microseconds(Int64($0) * 625) } ?? interval
         }
 
-        var prediction: GoodputPrediction {
+        public var prediction: GoodputPrediction {
             GoodputPrediction(
                 link: LinkTiming(
                     interval: interval, eventLength: eventLength, phy: phy, maxOctets: llOctets,
@@ -35,22 +37,22 @@ enum AirtimeBench {
         }
     }
 
-    struct Result: Sendable {
-        var parameters: Parameters
+    public struct Result: Sendable {
+        public var parameters: Parameters
         /// Application octets delivered in the measured window, and the window.
-        var windowOctets: Int
-        var window: Duration
-        var deliveredOctets: Int
-        var virtualTime: Duration
-        var measuredKbps: Double
-        var predictedKbps: Double
-        var ceilingKbps: Double
-        var predictedPacketsPerEvent: Int
+        public var windowOctets: Int
+        public var window: Duration
+        public var deliveredOctets: Int
+        public var virtualTime: Duration
+        public var measuredKbps: Double
+        public var predictedKbps: Double
+        public var ceilingKbps: Double
+        public var predictedPacketsPerEvent: Int
     }
 
-    enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible {
         case setup(String)
-        var description: String {
+        public var description: String {
             switch self {
             case .setup(let what): "bench setup failed: \(what)"
             }
@@ -60,7 +62,7 @@ enum AirtimeBench {
     static let dataService = BluetoothUUID(0xFFF0)
     static let dataCharacteristic = BluetoothUUID(0xFFF1)
 
-    static func run(_ parameters: Parameters) async throws -> Result {
+    public static func run(_ parameters: Parameters) async throws -> Result {
         let radio = VirtualRadio()
         // Enough controller buffers of one whole L2CAP PDU each to fill any event: a host that
         // cannot refill within an event would otherwise cap the rate (see the reference).
