@@ -93,17 +93,19 @@ public enum AirtimeBenchmark {
     }
 
     /// One connected pair, set up as the parameters ask.
-    struct Session {
+    public struct Session: Sendable {
         let parameters: Parameters
         let peripheral: Host
         let central: Host
         let simulation: Simulation
         let server: GATTServerHandler
         let peripheralHandle: UInt16
-        let centralHandle: UInt16
+        public let centralHandle: UInt16
         let valueHandle: UInt16
 
-        static func establish(
+        /// Starts both hosts, advertises, connects, sets data length, PHY, encryption and MTU as
+        /// the parameters ask, and subscribes the central to the data characteristic.
+        public static func establish(
             parameters: Parameters, peripheral: Host, central: Host, simulation: Simulation
         ) async throws -> Session {
             let database = try AttributeDatabase(services: [

@@ -216,6 +216,9 @@ public final class VirtualController {
 
     /// Handles of the live connections.
     public var connectionHandles: [UInt16] { connections.keys.sorted() }
+
+    /// Connection events this controller has run as central (for measuring the simulation).
+    public internal(set) var connectionEventCount = 0
     /// Whether any advertising set is enabled.
     public var isAdvertising: Bool { advertisingSets.values.contains { $0.run != nil } }
     /// Whether scanning is enabled.

@@ -7,7 +7,7 @@ import BLEWire
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure throughput on the virtual radio.",
-        subcommands: [AirtimeBenchCommand.self])
+        subcommands: [AirtimeBenchCommand.self, IdleBenchCommand.self])
 }
 
 extension PHY: ExpressibleByArgument {
@@ -140,4 +140,31 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
     }
 
     private static func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { acc, _ in acc * 10 } }
+}
+
+/// `ble bench idle`: how fast the simulation runs an idle connection.
+struct IdleBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle", abstract: "Simulate an idle connection for a virtual duration; report the wall time.")
+
+    @Option(help: "Connection interval in ms (a multiple of 1.25).") var interval: Double = 15
+    @Option(help: "Virtual seconds to simulate.") var seconds: Double = 3600
+
+    func validate() throws {
+        guard (7.5...4000).contains(interval), (interval / 1.25).rounded() == interval / 1.25 else {
+            throw ValidationError("--interval must be 7.5…4000 ms in steps of 1.25 ms")
+        }
+        guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be 0…86400") }
+    }
+
+    func run() async throws {
+        let result = try await IdleLinkBenchmark.run(
+            intervalUnits: UInt16((interval / 1.25).rounded()), duration: .milliseconds(Int64(seconds * 1000)))
+        let wall = AirtimeBenchCommand.seconds(result.wallTime)
+        print(
+            "ble bench idle — \(AirtimeBenchCommand.format(seconds)) s of an idle connection at "
+                + "\(AirtimeBenchCommand.format(interval)) ms: \(result.connectionEvents) connection events in "
+                + "\(AirtimeBenchCommand.format(wall, digits: 3)) s of wall time"
+                + (result.stillConnected ? "" : " (the link dropped!)"))
+    }
 }

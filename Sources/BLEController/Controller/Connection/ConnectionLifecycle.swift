@@ -179,6 +179,7 @@ extension VirtualController {
             outcome = exchange.run(setup, central: &central.transmit, peripheral: &nobody, medium: medium)
         }
         apply(outcome, on: link)
+        connectionEventCount += 1
         link.eventCounter &+= 1
         link.nextAnchor = anchor.advanced(by: interval)
         if let reason = closingAfterEvent {
@@ -200,24 +201,42 @@ extension VirtualController {
         func side(_ role: ConnectionRole) -> Connection? { role == .central ? central : peripheral }
         for reception in outcome.receptions {
             guard let receiver = side(reception.from.peer) else { continue }
+            // An empty PDU is only a sign of life (supervision, RSSI): record it now rather than
+            // schedule an action per packet — an idle link then costs one action per event.
+            if case .empty = reception.pdu {
+                receiver.owner?.linkAlive(reception, on: receiver)
+                continue
+            }
             air.queue.schedule(at: reception.at) { [weak receiver] in
                 guard let receiver else { return }
                 receiver.owner?.linkReceived(reception, on: receiver)
             }
         }
+        var completesHostPackets = false
         for acknowledgement in outcome.acknowledgements {
+            // Acknowledging an empty PDU changes nothing the host can see.
+            if case .empty = acknowledgement.pdu { continue }
+            if case .data(let data) = acknowledgement.pdu, data.completesHostPacket { completesHostPackets = true }
             guard let sender = side(acknowledgement.of) else { continue }
             air.queue.schedule(at: acknowledgement.at) { [weak sender] in
                 guard let sender else { return }
                 sender.owner?.linkAcknowledged(acknowledgement.pdu, on: sender)
             }
         }
+        guard completesHostPackets else { return }
         air.queue.schedule(at: outcome.end) { [weak central, weak peripheral] in
             for connection in [central, peripheral] {
                 guard let connection else { continue }
                 connection.owner?.reportCompletedPackets(connection)
             }
         }
+    }
+
+    /// An empty packet from the peer: the link is alive (supervision restarts from its arrival).
+    func linkAlive(_ reception: ConnectionEventOutcome.Reception, on c: Connection) {
+        guard connections[c.handle] === c else { return }
+        c.lastReceived = reception.at
+        c.lastRSSI = reception.rssi
     }
 
     /// A packet from the peer arrived on `c`.
