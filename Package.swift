@@ -23,11 +23,19 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
     ],
     targets: [
         .target(name: "BLEWire"),
         .target(name: "BLEController", dependencies: ["BLEWire"]),
-        .target(name: "BLETransport", dependencies: ["BLEWire", "BLEController"]),
+        .target(
+            name: "BLETransport",
+            dependencies: [
+                "BLEWire", "BLEController",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "BLEHost",
             dependencies: [
@@ -65,6 +73,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BLETests", dependencies: ["BLE", "BLEController", "BLEHost", "BLEWire"]),
+        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLEController", "BLEHost", "BLEWire"]),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
     ],
     swiftLanguageModes: [.v6]
