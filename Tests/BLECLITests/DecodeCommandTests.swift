@@ -78,9 +78,24 @@ struct DecodeCommandTests {
 
 @Suite("ble demo")
 struct DemoCommandTests {
-    @Test("The demo runs, and its packets survive the H4 stream parser and L2CAP reassembly unchanged")
+    @Test("The demo: a sensor and a phone on the virtual radio scan, connect, do GATT, receive notifications, disconnect")
     func demo() throws {
         let result = try CLI.run("demo")
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        let output = result.standardOutput
+        for line in [
+            "phone: found \"HRS-1\"", "connected: the phone is central", "phone: ATT MTU 247",
+            "Heart Rate (3), Battery (1)", "body sensor location: chest", "battery level 87 %",
+            "heart rate 72 bpm", "heart rate 73 bpm", "control point write acknowledged",
+            "phone sees Connection Terminated By Local Host (0x16)", "sensor sees Remote User Terminated Connection (0x13)",
+        ] {
+            #expect(output.contains(line), "missing: \(line)")
+        }
+    }
+
+    @Test("The wire tour: packets survive the H4 stream parser and L2CAP reassembly unchanged")
+    func wireTour() throws {
+        let result = try CLI.run("demo", "--wire-tour")
         #expect(result.status == 0, "stderr: \(result.standardError)")
         #expect(result.standardOutput.contains("identical to what was sent: yes"))
         #expect(result.standardOutput.contains("att.handleValueNotification"))

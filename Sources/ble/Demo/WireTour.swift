@@ -1,25 +1,7 @@
 import ArgumentParser
 import BLEWire
 
-/// `ble demo`: the main job. Until the host and the virtual radio land it tours the wire layer:
-/// the packets of a typical connection, built as values, sent as H4 bytes, cut into uneven
-/// chunks as a socket would deliver them, parsed, reassembled and decoded again.
-struct DemoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "demo",
-        abstract: "Tour the packets of a BLE connection through every layer of the wire format."
-    )
-
-    @Flag(help: "Print each packet's bytes as well.")
-    var bytes = false
-
-    func run() throws {
-        var story = DemoStory(showBytes: bytes)
-        try story.tell()
-    }
-}
-
-/// The demo's script: a heart-rate sensor advertises, a phone connects, exchanges the MTU,
+/// `ble demo --wire-tour`: a heart-rate sensor advertises, a phone connects, exchanges the MTU,
 /// discovers services and receives a notification too long for one ACL buffer.
 struct DemoStory {
     let showBytes: Bool
