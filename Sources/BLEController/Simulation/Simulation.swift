@@ -39,9 +39,15 @@ public final class Simulation: Sendable {
 
     /// Runs `body` as a task on the simulation executor and returns its result. Virtual time
     /// advances while `body` awaits.
+    ///
+    /// Virtual time moves only while some `run` is under way: work set up before (controllers
+    /// added, events scheduled) waits at time zero instead of racing ahead of the body.
     public func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         executor.start()
         let task = Task(executorPreference: executor) { try await body() }
+        // Counted after the body's first job is queued, so time cannot jump before it runs.
+        executor.beginRun()
+        defer { executor.endRun() }
         return try await task.value
     }
 
@@ -67,6 +73,8 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         var actions: [@Sendable (EventQueue) -> Void] = []
         var started = false
         var stopped = false
+        /// `Simulation.run` calls under way; time advances only while this is positive.
+        var activeRuns = 0
     }
 
     private let state = Mutex(State())
@@ -103,6 +111,15 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         wakeUp.lock()
         wakeUp.signal()
         wakeUp.unlock()
+    }
+
+    func beginRun() {
+        state.withLock { $0.activeRuns += 1 }
+        signal()
+    }
+
+    func endRun() {
+        state.withLock { $0.activeRuns -= 1 }
     }
 
     /// Ends the simulation thread; work still queued is dropped.
@@ -145,7 +162,8 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
                 }
                 continue
             }
-            guard let next = queue.nextTime else {
+            let running = state.withLock { $0.activeRuns > 0 }
+            guard running, let next = queue.nextTime else {
                 waitForWork(until: nil)
                 continue
             }
@@ -164,7 +182,9 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     private func waitForWork(until deadline: ContinuousClock.Instant?) {
         wakeUp.lock()
         defer { wakeUp.unlock() }
-        let hasWork = state.withLock { !$0.jobs.isEmpty || !$0.actions.isEmpty || $0.stopped }
+        let hasWork = state.withLock {
+            !$0.jobs.isEmpty || !$0.actions.isEmpty || $0.stopped || ($0.activeRuns > 0 && deadline == nil && queue.nextTime != nil)
+        }
         guard !hasWork else { return }
         if let deadline {
             let remaining = ContinuousClock.now.duration(to: deadline)

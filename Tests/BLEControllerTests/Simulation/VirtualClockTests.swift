@@ -127,4 +127,25 @@ struct VirtualClockTests {
         #expect(first.count == 40)
         #expect(first == second)
     }
+
+    @Test("Virtual time stands still until a run starts: events scheduled before it wait at time zero")
+    func timeWaitsForRun() async throws {
+        let simulation = Simulation()
+        let participant = SimulatedParticipant(simulation: simulation)
+        simulation.perform { queue in
+            queue.schedule(at: VirtualInstant.zero.advanced(by: .seconds(5))) {
+                Task(executorPreference: simulation.executor) { await participant.note("event") }
+            }
+        }
+        // However long the test thread takes to get here, the clock has not moved.
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(simulation.now == .zero)
+        let log = try await simulation.run {
+            try await simulation.clock.sleep(for: .seconds(1))
+            await participant.note("task")
+            try await simulation.clock.sleep(for: .seconds(5))
+            return await participant.log
+        }
+        #expect(log == ["task@1000ms", "event@5000ms"])
+    }
 }
