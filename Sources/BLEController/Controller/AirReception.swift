@@ -16,11 +16,14 @@ extension VirtualController: AirRadio {
     func receive(_ transmission: AirTransmission, rssi: Int8) {
         switch transmission.pdu {
         case .scanRequest(let scanner, _, let auxiliary):
+            // ScanA is resolved first; the filter policy then applies to the identity (§6.2).
             guard let set = listeningSet(for: transmission), set.parameters.isScannable,
-                advertiserAccepts(set, scanner, forConnection: false)
+                let requester = receivedPeer(scanner), advertiserAccepts(set, requester, forConnection: false)
             else { return }
             if set.parameters.scanRequestNotification && !set.isLegacyCommandSet {
-                send(le: .scanRequestReceived(.init(advertisingHandle: set.handle, scannerAddress: scanner)))
+                send(
+                    le: .scanRequestReceived(
+                        .init(advertisingHandle: set.handle, scannerAddress: requester.reported)))
             }
             if auxiliary {
                 answerAuxiliaryScanRequest(set, request: transmission)
@@ -29,10 +32,10 @@ extension VirtualController: AirRadio {
             }
         case .connectRequest(let initiator, _, let request, let auxiliary):
             guard let set = listeningSet(for: transmission), set.parameters.isConnectable,
-                advertiserAccepts(set, initiator, forConnection: true),
+                let requester = receivedPeer(initiator), advertiserAccepts(set, requester, forConnection: true),
                 connections.count < configuration.maximumConnections
             else { return }
-            acceptConnection(set, initiator: initiator, request: request, auxiliary: auxiliary, at: transmission)
+            acceptConnection(set, initiator: requester, request: request, auxiliary: auxiliary, at: transmission)
         default:
             scannerReceive(transmission, rssi: rssi)
             initiatorReceive(transmission, rssi: rssi)
@@ -59,32 +62,35 @@ extension VirtualController: AirRadio {
         return nil
     }
 
-    /// The advertising filter policy (§7.8.5) and, for directed advertising, the target.
-    private func advertiserAccepts(_ set: AdvertisingSet, _ requester: LEAddress, forConnection: Bool) -> Bool {
+    /// The advertising filter policy (§7.8.5) and, for directed advertising, the target; both
+    /// look at the requester's identity when its RPA was resolved.
+    private func advertiserAccepts(_ set: AdvertisingSet, _ requester: ReceivedAddress, forConnection: Bool) -> Bool {
         let p = set.parameters
-        if p.isDirected && !isOwn(requester, as: p.peer) { return false }
+        if p.isDirected && !requester.names(p.peer) { return false }
+        let listed = filterAcceptListContains(requester.filterAddress)
         switch p.filterPolicy {
         case .acceptAll: return true
-        case .scanFilterAcceptList: return forConnection || filterAcceptListContains(requester)
-        case .connectFilterAcceptList: return !forConnection || filterAcceptListContains(requester)
-        case .scanAndConnectFilterAcceptList, .other: return filterAcceptListContains(requester)
+        case .scanFilterAcceptList: return forConnection || listed
+        case .connectFilterAcceptList: return !forConnection || listed
+        case .scanAndConnectFilterAcceptList, .other: return listed
         }
     }
 
     /// CONNECT_IND (or AUX_CONNECT_REQ, answered with AUX_CONNECT_RSP) accepted: the set stops
     /// advertising and this side of the connection opens (§4.4.2, §4.5).
     private func acceptConnection(
-        _ set: AdvertisingSet, initiator: LEAddress, request: ConnectionRequestData, auxiliary: Bool,
+        _ set: AdvertisingSet, initiator: ReceivedAddress, request: ConnectionRequestData, auxiliary: Bool,
         at transmission: AirTransmission
     ) {
         guard let run = set.run else { return }
         let events = run.eventsCompleted
+        let localRPA = localResolvableAddress(set.parameters.ownAddressType, used: run.address)
         stopAdvertisingRun(of: set)
         let open = { [weak self, weak set] in
             guard let self, let set else { return }
             let connection = self.openConnection(
-                role: .peripheral, link: request.link, peer: initiator, advertisingHandle: set.handle,
-                centralClockAccuracy: request.sleepClockAccuracy)
+                role: .peripheral, link: request.link, peer: initiator, localRPA: localRPA,
+                advertisingHandle: set.handle, centralClockAccuracy: request.sleepClockAccuracy)
             self.reportAdvertisingSetTerminated(
                 set, status: .success, connectionHandle: connection.handle, events: events + 1)
         }
@@ -97,7 +103,8 @@ extension VirtualController: AirRadio {
             start: transmission.end.advanced(by: RadioTiming.interFrameSpace),
             pdu: .extended(
                 ExtendedAdvertisingPDU(
-                    kind: .auxConnectRsp, mode: .nonConnectableNonScannable, advertiser: run.address, target: initiator,
+                    kind: .auxConnectRsp, mode: .nonConnectableNonScannable, advertiser: run.address,
+                    target: initiator.onAir,
                     dataInfo: nil, auxPointer: nil, txPower: nil, data: [])))
         air.transmit(response)
         air.queue.schedule(at: response.end, open)

@@ -38,6 +38,11 @@ extension VirtualController {
         public var maximumAdvertisingDataLength: Int
         /// Filter Accept List entries (§7.8.14).
         public var filterAcceptListSize: UInt8
+        /// Resolving list entries (§7.8.41).
+        public var resolvingListSize: UInt8
+        /// When Number Of Completed Packets is sent (§7.7.19): never before the peer has
+        /// acknowledged the packet on air.
+        public var completedPacketsReporting: CompletedPacketsReporting
         /// Supported_Max_TX/RX_Octets and _Time (§7.8.46).
         public var supportedMaxTxOctets: UInt16
         public var supportedMaxTxTime: UInt16
@@ -61,7 +66,7 @@ extension VirtualController {
         public static let implementedFeatures: LEFeatures = [
             .leEncryption, .connectionParametersRequestProcedure, .extendedRejectIndication,
             .peripheralInitiatedFeaturesExchange, .leDataPacketLengthExtension, .le2MPHY, .leCodedPHY,
-            .leExtendedAdvertising, .channelSelectionAlgorithm2,
+            .leExtendedAdvertising, .channelSelectionAlgorithm2, .llPrivacy,
         ]
 
         public init(
@@ -75,8 +80,11 @@ extension VirtualController {
             leFeatures: LEFeatures = Configuration.implementedFeatures,
             hciVersion: UInt8 = 0x0D, hciSubversion: UInt16 = 0x0001, lmpVersion: UInt8 = 0x0D,
             companyIdentifier: UInt16 = 0xFFFF, lmpSubversion: UInt16 = 0x0001, sleepClockAccuracy: UInt8 = 0x05,
-            defaultHostACLDataPacketLength: UInt16 = 251, scheduling: LinkLayerScheduling = LinkLayerScheduling()
+            defaultHostACLDataPacketLength: UInt16 = 251, scheduling: LinkLayerScheduling = LinkLayerScheduling(),
+            resolvingListSize: UInt8 = 8, completedPacketsReporting: CompletedPacketsReporting = .endOfEvent
         ) {
+            self.resolvingListSize = resolvingListSize
+            self.completedPacketsReporting = completedPacketsReporting
             self.scheduling = scheduling
             self.publicAddress = publicAddress
             self.randomStaticAddress = randomStaticAddress
@@ -104,6 +112,25 @@ extension VirtualController {
             self.sleepClockAccuracy = sleepClockAccuracy
             self.defaultHostACLDataPacketLength = defaultHostACLDataPacketLength
         }
+    }
+
+    /// When the controller tells its host that ACL buffers are free again with Number Of
+    /// Completed Packets (Core 5.4 Vol 4 Part E §7.7.19). Whatever the policy, a packet counts
+    /// only once the peer has acknowledged all of it on air.
+    ///
+    /// A connection event is planned whole at its anchor (the air-time model pulls the packets it
+    /// sends from the queue then), so buffers the host refills after an early report are sent
+    /// from the next connection event, not the current one.
+    public enum CompletedPacketsReporting: Sendable, Hashable {
+        /// One event per connection when the connection event ends, counting every packet
+        /// acknowledged in it.
+        case endOfEvent
+        /// One event for each packet, as its acknowledgement arrives.
+        case perAcknowledgement
+        /// An event as soon as `threshold` packets of a connection have completed, and one for
+        /// the rest when the connection event ends, whichever comes first (a threshold below 1
+        /// counts as 1).
+        case coalesced(threshold: Int)
     }
 
     /// Why a controller stopped reading its host's byte stream (Core 5.4 Vol 4 Part A §2: the

@@ -61,6 +61,14 @@ public final class VirtualController {
     var defaultTxPHYs: HCI.LEPHYs? = nil
     var defaultRxPHYs: HCI.LEPHYs? = nil
     var hostChannelClassification = HCI.LEChannelMap.allDataChannels
+    /// The resolving list, address resolution and the RPA timer (Vol 6 Part B §6).
+    var privacy = PrivacyState()
+    /// The last connection event this controller ran as central: the one radio is busy until
+    /// its end (Vol 6 Part B §4.5.1).
+    var lastCentralEvent: (link: ObjectIdentifier, end: VirtualInstant)?
+    /// Called after each connection event this controller leads, run or skipped (for tests and
+    /// measurements).
+    var onConnectionEvent: ((ConnectionEventRecord) -> Void)?
 
     /// Attaches a new controller to `air` at `position`.
     ///

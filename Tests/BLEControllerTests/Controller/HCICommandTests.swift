@@ -28,7 +28,7 @@ struct HCICommandTests {
     @Test("An unimplemented Command Complete command gets Command Complete 0x01")
     func unimplementedCompleteCommand() {
         let host = TestHost(air: VirtualAir())
-        #expect(host.complete(HCI.LEClearResolvingList()).status == .unknownHCICommand)
+        #expect(host.complete(HCI.LESetHostFeature(bitNumber: 32, bitValue: true)).status == .unknownHCICommand)
         #expect(
             host.complete(HCI.SetControllerToHostFlowControl(flowControlEnable: .aclOnly)).status == .unknownHCICommand)
     }

@@ -17,6 +17,7 @@ extension VirtualController {
     ) {
         let deadline = duration.map { now.advanced(by: $0) }
         let run = AdvertisingRun(address: address, startedAt: now, deadline: deadline, maximumEvents: maximumEvents)
+        if set.parameters.isDirected { run.target = directedTarget(set.parameters.peer) }
         set.run = run
         if let deadline {
             run.deadlineToken = air.queue.schedule(at: deadline) { [weak self, weak set] in
@@ -98,12 +99,13 @@ extension VirtualController {
 
     // MARK: Legacy PDUs (§4.4.2.3–§4.4.2.6)
 
-    private func legacyPDU(_ set: AdvertisingSet, address: LEAddress) -> AdvertisingChannelPDU {
+    private func legacyPDU(_ set: AdvertisingSet, run: AdvertisingRun) -> AdvertisingChannelPDU {
         let data = set.data.bytes
+        let address = run.address
         switch set.parameters.legacyPDU {
         case .connectableUndirected, nil, .other: return .advInd(advertiser: address, data: data)
         case .connectableDirectedHighDutyCycle, .connectableDirectedLowDutyCycle:
-            return .advDirectInd(advertiser: address, target: set.parameters.peer)
+            return .advDirectInd(advertiser: address, target: run.target ?? set.parameters.peer)
         case .scannableUndirected: return .advScanInd(advertiser: address, data: data)
         case .nonConnectableUndirected: return .advNonconnInd(advertiser: address, data: data)
         }
@@ -118,7 +120,7 @@ extension VirtualController {
         }
         let transmission = AirTransmission(
             sender: radio, channel: channels[channelIndex], phy: .le1M, txPower: set.parameters.txPower,
-            start: now, pdu: legacyPDU(set, address: run.address))
+            start: now, pdu: legacyPDU(set, run: run))
         air.transmit(transmission)
         let end = transmission.end
         var next = end.advanced(by: RadioTiming.interFrameSpace)
@@ -199,7 +201,8 @@ extension VirtualController {
             p.isConnectable ? .connectable : (p.isScannable ? .scannable : .nonConnectableNonScannable)
         let first = ExtendedAdvertisingPDU(
             kind: .auxAdvInd, mode: mode, advertiser: p.isAnonymous ? nil : run.address,
-            target: p.isDirected ? p.peer : nil, dataInfo: .init(did: set.dataID, sid: p.sid), auxPointer: nil,
+            target: p.isDirected ? (run.target ?? p.peer) : nil, dataInfo: .init(did: set.dataID, sid: p.sid),
+            auxPointer: nil,
             txPower: p.properties.contains(.includeTxPower) ? p.txPower : nil, data: [])
         let data = p.supportsAdvertisingData ? set.data.bytes : []
         let chain = makeChain(first: first, data: data[...], keepDataInfo: true)

@@ -157,8 +157,11 @@ struct AdvertisingDataStore {
 
 /// The running state of an enabled set (Core 5.4 Vol 6 Part B §4.4.2: advertising events).
 final class AdvertisingRun {
-    /// AdvA: the address the set advertises with.
-    let address: LEAddress
+    /// AdvA: the address the set advertises with (renewed at the RPA timeout when it is one the
+    /// controller generated, Vol 6 Part B §6.2).
+    var address: LEAddress
+    /// TargetA of directed advertising: the peer's identity, or an RPA from its IRK (§6.2).
+    var target: LEAddress?
     let startedAt: VirtualInstant
     /// When the set stops by itself (duration, or 1.28 s of high duty cycle directed).
     let deadline: VirtualInstant?

@@ -192,7 +192,7 @@ extension VirtualController {
             let p = set.parameters
             guard set.data.isComplete, set.scanResponse.isComplete else { return .failed(.commandDisallowed) }
             if p.isScannable && !p.isLegacy && set.scanResponse.bytes.isEmpty { return .failed(.commandDisallowed) }
-            guard let address = ownAddress(p.ownAddressType, random: set.randomAddress) else {
+            guard let address = ownAddress(p.ownAddressType, random: set.randomAddress, peer: p.peer) else {
                 return .failed(.invalidHCICommandParameters)
             }
             if p.isConnectable && connections.count >= configuration.maximumConnections {

@@ -74,7 +74,8 @@ extension VirtualController {
             return .complete(.init())
         }
         if set.run != nil { return .complete(.init()) }
-        guard let address = ownAddress(set.parameters.ownAddressType, random: randomAddress) else {
+        let p = set.parameters
+        guard let address = ownAddress(p.ownAddressType, random: randomAddress, peer: p.peer) else {
             return .failed(.invalidHCICommandParameters)
         }
         if set.parameters.isConnectable && connections.count >= configuration.maximumConnections {

@@ -34,8 +34,9 @@ extension VirtualController {
         connection.transmit.enqueue(hostData: Array(packet.data), start: start)
     }
 
-    /// Number Of Completed Packets for what the peer acknowledged on `c` (sent after the
-    /// connection event, never before the peer has the data).
+    /// Number Of Completed Packets for what the peer acknowledged on `c`: when the connection
+    /// event ends, or earlier as `Configuration.completedPacketsReporting` says; never before the
+    /// peer has the data.
     func reportCompletedPackets(_ c: Connection) {
         guard c.completedPackets > 0, connections[c.handle] === c else { return }
         let count = c.completedPackets

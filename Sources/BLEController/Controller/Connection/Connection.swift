@@ -30,6 +30,8 @@ final class ConnectionLink {
     var peripheralHasTimingUpdate = false
     var peripheralHasPHYUpdate = false
     var eventToken: EventQueue.Token?
+    /// The central skipped the previous connection event to share its radio (`RadioSharing`).
+    var skippedLastEvent = false
 
     init(
         accessAddress: UInt32, centralRadio: AirRadioID, timing: ConnectionTimingParameters,
@@ -84,8 +86,11 @@ enum EncryptionState: Hashable {
 final class Connection {
     let handle: UInt16
     let role: ConnectionRole
-    /// The peer's address as it appeared on air.
-    let peerAddress: LEAddress
+    /// The peer's address as it appeared on air, and its identity when resolved (Vol 6 Part B §6).
+    let peerAddress: ReceivedAddress
+    /// The RPA this device used to make the connection; zeros when it used its public or random
+    /// address (Vol 4 Part E §7.7.65.10).
+    let localRPA: BluetoothAddress
     let link: ConnectionLink
     let createdAt: VirtualInstant
     weak var owner: VirtualController?
@@ -130,12 +135,14 @@ final class Connection {
     var hostWantsRemoteVersion = false
 
     init(
-        handle: UInt16, role: ConnectionRole, peerAddress: LEAddress, link: ConnectionLink, createdAt: VirtualInstant,
-        owner: VirtualController, localTx: (UInt16, UInt16), localRx: (UInt16, UInt16)
+        handle: UInt16, role: ConnectionRole, peerAddress: ReceivedAddress, localRPA: BluetoothAddress,
+        link: ConnectionLink, createdAt: VirtualInstant, owner: VirtualController, localTx: (UInt16, UInt16),
+        localRx: (UInt16, UInt16)
     ) {
         self.handle = handle
         self.role = role
         self.peerAddress = peerAddress
+        self.localRPA = localRPA
         self.link = link
         self.createdAt = createdAt
         self.owner = owner

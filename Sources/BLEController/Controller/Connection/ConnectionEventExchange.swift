@@ -73,7 +73,12 @@ struct ConnectionEventOutcome {
 /// out of range), keeps SN/NESN in the queues (Core 5.4 Vol 6 Part B §4.5.9) and calls
 /// `acknowledge()` when a sender learns its PDU arrived. The controller then acts on the outcome
 /// at the times it states: hands new data to the receiving host, runs LL procedures, frees
-/// acknowledged host buffers, and reports Number Of Completed Packets at the event's end.
+/// acknowledged host buffers, and reports Number Of Completed Packets as its policy says (at
+/// each acknowledgement, at a threshold, or at the event's end; Vol 4 Part E §7.7.19).
+///
+/// The whole event is planned at its anchor: `run` pulls every PDU it sends from the queues
+/// then, synchronously. Host data that arrives while the event is on air (a host refilling the
+/// buffers an early Number Of Completed Packets freed) therefore waits for the next event.
 protocol ConnectionEventExchange {
     mutating func run(
         _ setup: ConnectionEventSetup, central: inout LinkTransmitQueue, peripheral: inout LinkTransmitQueue,

@@ -6,15 +6,15 @@ import BLEWire
 extension VirtualController {
     /// Opens this side of a connection created by CONNECT_IND or AUX_CONNECT_RSP, and tells the
     /// host (LE Connection Complete or Enhanced Connection Complete, then LE Channel Selection
-    /// Algorithm).
+    /// Algorithm). `localRPA` is the RPA this device used to make it, zeros for none.
     @discardableResult
     func openConnection(
-        role: ConnectionRole, link: ConnectionLink, peer: LEAddress, advertisingHandle: UInt8 = 0xFF,
-        centralClockAccuracy: UInt8 = 0
+        role: ConnectionRole, link: ConnectionLink, peer: ReceivedAddress, localRPA: BluetoothAddress = .zero,
+        advertisingHandle: UInt8 = 0xFF, centralClockAccuracy: UInt8 = 0
     ) -> Connection {
         let connection = Connection(
-            handle: allocateConnectionHandle(), role: role, peerAddress: peer, link: link, createdAt: now, owner: self,
-            localTx: (suggestedMaxTxOctets, suggestedMaxTxTime),
+            handle: allocateConnectionHandle(), role: role, peerAddress: peer, localRPA: localRPA, link: link,
+            createdAt: now, owner: self, localTx: (suggestedMaxTxOctets, suggestedMaxTxTime),
             localRx: (configuration.supportedMaxRxOctets, configuration.supportedMaxRxTime))
         connection.preferredTxPHYs = defaultTxPHYs
         connection.preferredRxPHYs = defaultRxPHYs
@@ -48,14 +48,17 @@ extension VirtualController {
 
     /// LE Connection Complete, or its Enhanced [v1] or [v2] form when the host unmasked them
     /// (Core 5.4 Vol 4 Part E §7.7.65.1, §7.7.65.10): both sides report the same interval,
-    /// latency and timeout.
+    /// latency and timeout. A peer whose RPA was resolved is reported by its identity address
+    /// (type 0x02 / 0x03); the enhanced forms add the RPAs both sides used.
     private func sendConnectionComplete(_ c: Connection, advertisingHandle: UInt8, centralClockAccuracy: UInt8) {
         let t = c.timing
         let legacy = LEMetaEvent.ConnectionComplete(
-            connectionHandle: c.handle, role: c.role.hci, peerAddress: c.peerAddress, connectionInterval: t.interval,
-            peripheralLatency: t.latency, supervisionTimeout: t.timeout,
+            connectionHandle: c.handle, role: c.role.hci, peerAddress: c.peerAddress.reported,
+            connectionInterval: t.interval, peripheralLatency: t.latency, supervisionTimeout: t.timeout,
             centralClockAccuracy: c.role == .central ? 0 : centralClockAccuracy)
-        sendConnectionCompleteEvent(legacy, advertisingHandle: advertisingHandle)
+        sendConnectionCompleteEvent(
+            legacy, localRPA: c.localRPA, peerRPA: c.peerAddress.resolvablePrivateAddress,
+            advertisingHandle: advertisingHandle)
     }
 
     /// A failed connection attempt: cancelled (0x02), high duty cycle advertising timed out
@@ -64,16 +67,22 @@ extension VirtualController {
         let legacy = LEMetaEvent.ConnectionComplete(
             status: status, connectionHandle: 0, role: role.hci, peerAddress: LEAddress(.zero, type: .public),
             connectionInterval: 0, peripheralLatency: 0, supervisionTimeout: 0, centralClockAccuracy: 0)
-        sendConnectionCompleteEvent(legacy, advertisingHandle: 0xFF)
+        sendConnectionCompleteEvent(legacy, localRPA: .zero, peerRPA: .zero, advertisingHandle: 0xFF)
     }
 
-    private func sendConnectionCompleteEvent(_ legacy: LEMetaEvent.ConnectionComplete, advertisingHandle: UInt8) {
+    private func sendConnectionCompleteEvent(
+        _ legacy: LEMetaEvent.ConnectionComplete, localRPA: BluetoothAddress, peerRPA: BluetoothAddress,
+        advertisingHandle: UInt8
+    ) {
+        var enhanced = LEMetaEvent.EnhancedConnectionComplete(legacy)
+        enhanced.localResolvablePrivateAddress = localRPA
+        enhanced.peerResolvablePrivateAddress = peerRPA
         if masks.allowsLE(.enhancedConnectionCompleteV2) {
             send(
                 le: .enhancedConnectionCompleteV2(
-                    .init(.init(legacy), advertisingHandle: advertisingHandle, syncHandle: 0xFFFF)))
+                    .init(enhanced, advertisingHandle: advertisingHandle, syncHandle: 0xFFFF)))
         } else if masks.allowsLE(.enhancedConnectionComplete) {
-            send(le: .enhancedConnectionComplete(.init(legacy)))
+            send(le: .enhancedConnectionComplete(enhanced))
         } else {
             send(le: .connectionComplete(legacy))
         }
@@ -150,16 +159,29 @@ extension VirtualController {
         let interval = link.timing.intervalDuration
         let peripheral = link.peripheral
         let listening = peripheral != nil && link.peripheralInStep
+        let centralDirection = LinkDirection(
+            phy: link.centralToPeripheralPHY, maxPayload: central.maximumPayload, encrypted: central.encryption.isOn)
+        let peripheralDirection = LinkDirection(
+            phy: link.peripheralToCentralPHY, maxPayload: peripheral?.maximumPayload ?? 27,
+            encrypted: peripheral?.encryption.isOn ?? false)
+        // The one radio is shared with the other connections this controller leads.
+        let firstLength = central.transmit.nextPayloadLength(maxPayload: centralDirection.maxPayload)
+        let firstPair =
+            centralDirection.phy.airTime(payloadOctets: firstLength, mic: centralDirection.encrypted && firstLength > 0)
+            + RadioTiming.interFrameSpace
+            + peripheralDirection.phy.airTime(
+                payloadOctets: peripheralDirection.maxPayload, mic: peripheralDirection.encrypted)
+        guard
+            let eventLength = allottedEventLength(
+                link, at: anchor, eventLength: min(link.eventLength ?? interval, interval), firstPair: firstPair)
+        else {
+            skipConnectionEvent(link, anchor: anchor, handle: central.handle)
+            return
+        }
+        link.skippedLastEvent = false
         let setup = ConnectionEventSetup(
-            anchor: anchor, counter: link.eventCounter, interval: interval,
-            eventLength: min(link.eventLength ?? interval, interval),
-            central: LinkDirection(
-                phy: link.centralToPeripheralPHY, maxPayload: central.maximumPayload, encrypted: central.encryption.isOn
-            ),
-            peripheral: LinkDirection(
-                phy: link.peripheralToCentralPHY, maxPayload: peripheral?.maximumPayload ?? 27,
-                encrypted: peripheral?.encryption.isOn ?? false),
-            peripheralListening: listening)
+            anchor: anchor, counter: link.eventCounter, interval: interval, eventLength: eventLength,
+            central: centralDirection, peripheral: peripheralDirection, peripheralListening: listening)
         let centralPower = configuration.txPower
         let peripheralPower = peripheral?.owner?.configuration.txPower ?? 0
         let medium: (ConnectionRole, VirtualInstant) -> Int8? = { [air] sender, _ in
@@ -180,6 +202,10 @@ extension VirtualController {
         }
         apply(outcome, on: link)
         connectionEventCount += 1
+        lastCentralEvent = (ObjectIdentifier(link), outcome.end)
+        onConnectionEvent?(
+            ConnectionEventRecord(
+                handle: central.handle, counter: link.eventCounter, anchor: anchor, end: outcome.end, skipped: false))
         link.eventCounter &+= 1
         link.nextAnchor = anchor.advanced(by: interval)
         if let reason = closingAfterEvent {
@@ -191,6 +217,18 @@ extension VirtualController {
         } else {
             scheduleConnectionEvent(link)
         }
+    }
+
+    /// A connection event given up to another connection's (`RadioSharing`): nothing is sent,
+    /// the counter moves on (the change at an instant has been applied all the same).
+    private func skipConnectionEvent(_ link: ConnectionLink, anchor: VirtualInstant, handle: UInt16) {
+        link.skippedLastEvent = true
+        onConnectionEvent?(
+            ConnectionEventRecord(
+                handle: handle, counter: link.eventCounter, anchor: anchor, end: anchor, skipped: true))
+        link.eventCounter &+= 1
+        link.nextAnchor = anchor.advanced(by: link.timing.intervalDuration)
+        scheduleConnectionEvent(link)
     }
 
     /// Acts on an event's outcome at the times it happened: receptions, acknowledgements, and
@@ -252,11 +290,19 @@ extension VirtualController {
         }
     }
 
-    /// The peer acknowledged a PDU `c` sent.
+    /// The peer acknowledged a PDU `c` sent. A completed host packet is reported at once, or
+    /// held for the event's end, as the Number Of Completed Packets policy says.
     func linkAcknowledged(_ pdu: LinkLayerPDU, on c: Connection) {
         guard connections[c.handle] === c else { return }
         switch pdu {
-        case .data(let data) where data.completesHostPacket: c.completedPackets += 1
+        case .data(let data) where data.completesHostPacket:
+            c.completedPackets += 1
+            switch configuration.completedPacketsReporting {
+            case .endOfEvent: break
+            case .perAcknowledgement: reportCompletedPackets(c)
+            case .coalesced(let threshold):
+                if c.completedPackets >= max(1, threshold) { reportCompletedPackets(c) }
+            }
         case .control(.terminateInd): closeConnection(c, reason: .connectionTerminatedByLocalHost)
         default: return
         }

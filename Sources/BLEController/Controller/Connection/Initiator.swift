@@ -12,6 +12,9 @@ final class InitiatorRun {
 
     /// LE Extended Create Connection (§7.8.66) rather than LE Create Connection (§7.8.12).
     let extended: Bool
+    /// Own_Address_Type: 0x02 / 0x03 send an RPA toward a listed peer (Vol 6 Part B §6.4).
+    let ownAddressType: HCI.OwnAddressType
+    /// The public or random address used toward a peer without an RPA.
     let ownAddress: LEAddress
     let filterPolicy: HCI.InitiatorFilterPolicy
     /// The peer to connect to, unless the Filter Accept List decides.
@@ -22,16 +25,26 @@ final class InitiatorRun {
     let le2M: HCI.ConnectionParameters?
     let leCoded: HCI.ConnectionParameters?
     var state = State.scanning
-    /// AUX_ADV_IND of a followed connectable train, or AUX_CONNECT_RSP after our request.
-    var expectations: [(expectation: AirExpectation, request: ConnectionRequestData?, advertiser: LEAddress?)] = []
+    /// AUX_ADV_IND of a followed connectable train, or AUX_CONNECT_RSP after our request (with
+    /// the advertiser and the InitA we sent).
+    var expectations: [Expectation] = []
     var nextExpectationID = 0
 
+    struct Expectation {
+        var expectation: AirExpectation
+        var request: ConnectionRequestData?
+        var advertiser: ReceivedAddress?
+        var initiatorAddress: LEAddress?
+    }
+
     init(
-        extended: Bool, ownAddress: LEAddress, filterPolicy: HCI.InitiatorFilterPolicy, peer: LEAddress?,
+        extended: Bool, ownAddressType: HCI.OwnAddressType, ownAddress: LEAddress,
+        filterPolicy: HCI.InitiatorFilterPolicy, peer: LEAddress?,
         scans: [ScanSchedule], le1M: HCI.ConnectionParameters?, le2M: HCI.ConnectionParameters?,
         leCoded: HCI.ConnectionParameters?
     ) {
         self.extended = extended
+        self.ownAddressType = ownAddressType
         self.ownAddress = ownAddress
         self.filterPolicy = filterPolicy
         self.peer = peer
@@ -88,7 +101,7 @@ extension VirtualController {
 
     private func alreadyConnected(to peer: LEAddress?) -> Bool {
         guard let peer else { return false }
-        return connections.values.contains { isOwn($0.peerAddress, as: peer) }
+        return connections.values.contains { $0.peerAddress.names(peer) }
     }
 
     /// HCI_LE_Create_Connection (§7.8.12).
@@ -107,7 +120,8 @@ extension VirtualController {
         let peer = peerTarget(command.initiatorFilterPolicy, command.peerAddressType, command.peerAddress)
         if alreadyConnected(to: peer) { return .connectionAlreadyExists }
         initiator = InitiatorRun(
-            extended: false, ownAddress: own, filterPolicy: command.initiatorFilterPolicy, peer: peer,
+            extended: false, ownAddressType: command.ownAddressType, ownAddress: own,
+            filterPolicy: command.initiatorFilterPolicy, peer: peer,
             scans: [ScanSchedule(interval: command.leScanInterval, window: command.leScanWindow, start: now)],
             le1M: command.connectionParameters, le2M: nil, leCoded: nil)
         return .success
@@ -146,7 +160,8 @@ extension VirtualController {
         let peer = peerTarget(command.initiatorFilterPolicy, command.peerAddressType, command.peerAddress)
         if alreadyConnected(to: peer) { return .connectionAlreadyExists }
         initiator = InitiatorRun(
-            extended: true, ownAddress: own, filterPolicy: command.initiatorFilterPolicy, peer: peer, scans: scans,
+            extended: true, ownAddressType: command.ownAddressType, ownAddress: own,
+            filterPolicy: command.initiatorFilterPolicy, peer: peer, scans: scans,
             le1M: command.le1M?.connectionParameters, le2M: command.le2M?.connectionParameters,
             leCoded: command.leCoded?.connectionParameters)
         return .success
@@ -177,12 +192,20 @@ extension VirtualController {
         }
     }
 
-    private func initiatorWants(_ run: InitiatorRun, advertiser: LEAddress?, target: LEAddress?) -> Bool {
-        guard let advertiser else { return false }
-        if let target, !isOwn(target, as: run.ownAddress) { return false }
-        if connections.count >= configuration.maximumConnections { return false }
-        if let peer = run.peer { return isOwn(advertiser, as: peer) }
-        return filterAcceptListContains(advertiser)
+    /// The advertiser resolved (nil when privacy refuses it) if the initiator connects to it:
+    /// the initiator filter policy looks at its identity once its RPA is resolved, and a TargetA
+    /// must name this device (§4.3.5, §6.4).
+    private func initiatorWants(_ run: InitiatorRun, advertiser: LEAddress?, target: LEAddress?) -> ReceivedAddress? {
+        guard let advertiser, let peer = receivedPeer(advertiser) else { return nil }
+        if let target, !isAddressedToMe(target, own: run.ownAddress, from: peer) { return nil }
+        if connections.count >= configuration.maximumConnections { return nil }
+        if let wanted = run.peer { return peer.names(wanted) ? peer : nil }
+        return filterAcceptListContains(peer.filterAddress) ? peer : nil
+    }
+
+    /// InitA toward `peer` (§6.4).
+    private func initiatorAddress(_ run: InitiatorRun, toward peer: ReceivedAddress) -> LEAddress {
+        localAddress(run.ownAddressType, fallback: run.ownAddress, toward: peer)
     }
 
     func initiatorReceive(_ transmission: AirTransmission, rssi: Int8) {
@@ -193,14 +216,15 @@ extension VirtualController {
             guard case .extended(let pdu) = transmission.pdu else { return }
             if let request = entry.request {
                 // AUX_CONNECT_RSP addressed to us: the connection exists (§4.4.4.3).
-                guard pdu.kind == .auxConnectRsp, let target = pdu.target, isOwn(target, as: run.ownAddress),
-                    let advertiser = entry.advertiser
+                guard pdu.kind == .auxConnectRsp, let target = pdu.target, let sent = entry.initiatorAddress,
+                    isOwn(target, as: sent), let advertiser = entry.advertiser
                 else { return }
                 initiator = nil
-                openConnection(role: .central, link: request.link, peer: advertiser)
+                openConnection(
+                    role: .central, link: request.link, peer: advertiser,
+                    localRPA: localResolvableAddress(run.ownAddressType, used: sent))
             } else if pdu.kind == .auxAdvInd, run.state == .scanning, pdu.mode == .connectable,
-                initiatorWants(run, advertiser: pdu.advertiser, target: pdu.target),
-                let advertiser = pdu.advertiser
+                let advertiser = initiatorWants(run, advertiser: pdu.advertiser, target: pdu.target)
             {
                 sendAuxiliaryConnectRequest(run, to: advertiser, after: transmission)
             }
@@ -208,10 +232,12 @@ extension VirtualController {
         }
         guard run.state == .scanning else { return }
         switch transmission.pdu {
-        case .advInd(let advertiser, _) where initiatorWants(run, advertiser: advertiser, target: nil):
-            sendConnectIndication(run, to: advertiser, after: transmission)
-        case .advDirectInd(let advertiser, let target) where initiatorWants(run, advertiser: advertiser, target: target):
-            sendConnectIndication(run, to: advertiser, after: transmission)
+        case .advInd(let advertiser, _):
+            guard let peer = initiatorWants(run, advertiser: advertiser, target: nil) else { return }
+            sendConnectIndication(run, to: peer, after: transmission)
+        case .advDirectInd(let advertiser, let target):
+            guard let peer = initiatorWants(run, advertiser: advertiser, target: target) else { return }
+            sendConnectIndication(run, to: peer, after: transmission)
         case .extended(let pdu) where pdu.kind == .advExtInd:
             guard let pointer = pdu.auxPointer, run.parameters(for: pointer.phy) != nil else { return }
             run.nextExpectationID += 1
@@ -219,25 +245,27 @@ extension VirtualController {
                 id: run.nextExpectationID, sender: transmission.sender, channel: pointer.channel, phy: pointer.phy,
                 start: transmission.start.advanced(by: pointer.offset))
             expectation.timeout = expireInitiatorExpectation(expectation, run)
-            run.expectations.append((expectation, nil, nil))
+            run.expectations.append(.init(expectation: expectation))
         default:
             return
         }
     }
 
     /// The LLData of a new connection: random access address and CRC seed, the shortest
-    /// interval asked for, WinSize 1 and WinOffset 0 (§2.3.3.1).
-    private func makeRequest(_ p: HCI.ConnectionParameters, phy: RadioPHY, firstAnchor: VirtualInstant)
+    /// interval asked for, WinSize 1, and the WinOffset that keeps its anchors clear of the
+    /// other connections this controller leads (§2.3.3.1, `firstAnchorOffset`).
+    private func makeRequest(_ p: HCI.ConnectionParameters, phy: RadioPHY, earliestAnchor: VirtualInstant)
         -> ConnectionRequestData
     {
         let timing = Self.timing(for: p)
+        let offset = firstAnchorOffset(earliest: earliestAnchor, interval: timing.intervalDuration)
         let link = ConnectionLink(
             accessAddress: UInt32.random(in: 0...UInt32.max, using: &random), centralRadio: radio, timing: timing,
-            firstAnchor: firstAnchor, phy: phy)
+            firstAnchor: earliestAnchor.advanced(by: .microseconds(Int64(offset) * 1250)), phy: phy)
         if p.maxCELength != 0 { link.eventLength = .microseconds(Int64(p.maxCELength) * 625) }
         return ConnectionRequestData(
             accessAddress: link.accessAddress, crcInit: UInt32.random(in: 0...0xFF_FFFF, using: &random), windowSize: 1,
-            windowOffset: 0, interval: timing.interval, latency: timing.latency, timeout: timing.timeout,
+            windowOffset: offset, interval: timing.interval, latency: timing.latency, timeout: timing.timeout,
             channelMap: hostChannelClassification, hop: UInt8.random(in: 5...16, using: &random),
             sleepClockAccuracy: configuration.sleepClockAccuracy, phy: phy, link: link)
     }
@@ -245,29 +273,31 @@ extension VirtualController {
     /// CONNECT_IND T_IFS after the advertising PDU; the connection is created when it has been
     /// sent, whether or not the advertiser heard it (§4.5: it then fails to be established).
     private func sendConnectIndication(
-        _ run: InitiatorRun, to advertiser: LEAddress, after advertising: AirTransmission
+        _ run: InitiatorRun, to advertiser: ReceivedAddress, after advertising: AirTransmission
     ) {
         guard let parameters = run.le1M else { return }
         run.state = .connecting
         let start = advertising.end.advanced(by: RadioTiming.interFrameSpace)
         let end = start.advanced(by: RadioPHY.le1M.airTime(payloadOctets: Self.longestRequestPayload))
         let request = makeRequest(
-            parameters, phy: .le1M, firstAnchor: end.advanced(by: RadioTiming.transmitWindowDelayLegacy))
+            parameters, phy: .le1M, earliestAnchor: end.advanced(by: RadioTiming.transmitWindowDelayLegacy))
+        let own = initiatorAddress(run, toward: advertiser)
         let transmission = AirTransmission(
             sender: radio, channel: advertising.channel, phy: .le1M, txPower: configuration.txPower, start: start,
-            pdu: .connectRequest(initiator: run.ownAddress, advertiser: advertiser, request: request, auxiliary: false))
+            pdu: .connectRequest(initiator: own, advertiser: advertiser.onAir, request: request, auxiliary: false))
         air.transmit(transmission)
+        let localRPA = localResolvableAddress(run.ownAddressType, used: own)
         air.queue.schedule(at: transmission.end) { [weak self, weak run] in
             guard let self, let run, self.initiator === run else { return }
             self.initiator = nil
-            self.openConnection(role: .central, link: request.link, peer: advertiser)
+            self.openConnection(role: .central, link: request.link, peer: advertiser, localRPA: localRPA)
         }
     }
 
     /// AUX_CONNECT_REQ T_IFS after a connectable AUX_ADV_IND; the connection exists once
     /// AUX_CONNECT_RSP arrives (§4.4.4.3).
     private func sendAuxiliaryConnectRequest(
-        _ run: InitiatorRun, to advertiser: LEAddress, after advertising: AirTransmission
+        _ run: InitiatorRun, to advertiser: ReceivedAddress, after advertising: AirTransmission
     ) {
         guard let parameters = run.parameters(for: advertising.phy) else { return }
         run.state = .connecting
@@ -275,18 +305,19 @@ extension VirtualController {
         let start = advertising.end.advanced(by: RadioTiming.interFrameSpace)
         let end = start.advanced(by: phy.airTime(payloadOctets: Self.longestRequestPayload))
         let delay = phy.isCoded ? Duration.microseconds(3750) : RadioTiming.transmitWindowDelayAuxiliary
-        let request = makeRequest(parameters, phy: phy, firstAnchor: end.advanced(by: delay))
+        let request = makeRequest(parameters, phy: phy, earliestAnchor: end.advanced(by: delay))
+        let own = initiatorAddress(run, toward: advertiser)
         air.transmit(
             AirTransmission(
                 sender: radio, channel: advertising.channel, phy: phy, txPower: configuration.txPower, start: start,
-                pdu: .connectRequest(
-                    initiator: run.ownAddress, advertiser: advertiser, request: request, auxiliary: true)))
+                pdu: .connectRequest(initiator: own, advertiser: advertiser.onAir, request: request, auxiliary: true)))
         run.nextExpectationID += 1
         var expectation = AirExpectation(
             id: run.nextExpectationID, sender: advertising.sender, channel: advertising.channel, phy: phy,
             start: end.advanced(by: RadioTiming.interFrameSpace))
         expectation.timeout = expireInitiatorExpectation(expectation, run)
-        run.expectations.append((expectation, request, advertiser))
+        run.expectations.append(
+            .init(expectation: expectation, request: request, advertiser: advertiser, initiatorAddress: own))
     }
 
     /// An expected packet that did not come: a missing AUX_CONNECT_RSP sends the initiator back

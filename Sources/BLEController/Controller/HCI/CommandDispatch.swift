@@ -225,6 +225,16 @@ extension VirtualController {
                     suggestedMaxTXTime: controller.suggestedMaxTxTime))
         },
         CommandHandler(HCI.LEWriteSuggestedDefaultDataLength.self) { $0.leWriteSuggestedDefaultDataLength($1) },
+        CommandHandler(HCI.LEAddDeviceToResolvingList.self) { $0.leAddDeviceToResolvingList($1) },
+        CommandHandler(HCI.LERemoveDeviceFromResolvingList.self) { $0.leRemoveDeviceFromResolvingList($1) },
+        CommandHandler(HCI.LEClearResolvingList.self) { controller, _ in controller.leClearResolvingList() },
+        CommandHandler(HCI.LEReadResolvingListSize.self) { controller, _ in controller.leReadResolvingListSize() },
+        CommandHandler(HCI.LEReadPeerResolvableAddress.self) { $0.leReadPeerResolvableAddress($1) },
+        CommandHandler(HCI.LEReadLocalResolvableAddress.self) { $0.leReadLocalResolvableAddress($1) },
+        CommandHandler(HCI.LESetAddressResolutionEnable.self) { $0.leSetAddressResolutionEnable($1) },
+        CommandHandler(HCI.LESetResolvablePrivateAddressTimeout.self) {
+            $0.leSetResolvablePrivateAddressTimeout($1)
+        },
         CommandHandler(HCI.LEReadMaximumDataLength.self) { controller, _ in
             let c = controller.configuration
             return .complete(
@@ -256,6 +266,7 @@ extension VirtualController {
             let range = controller.configuration.txPowerRange
             return .complete(.init(minTXPower: range.lowerBound, maxTXPower: range.upperBound))
         },
+        CommandHandler(HCI.LESetPrivacyMode.self) { $0.leSetPrivacyMode($1) },
         CommandHandler(HCI.LEReadBufferSizeV2.self) { controller, _ in
             .complete(
                 .init(

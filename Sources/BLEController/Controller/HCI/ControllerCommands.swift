@@ -29,6 +29,7 @@ extension VirtualController {
         defaultTxPHYs = nil
         defaultRxPHYs = nil
         hostChannelClassification = .allDataChannels
+        resetPrivacy()
         return .complete(.init())
     }
 
@@ -229,18 +230,5 @@ extension VirtualController {
         default: return .failed(.invalidHCICommandParameters)
         }
         return .complete(.init())
-    }
-
-    // MARK: Own addresses (Core 5.4 Vol 6 Part B §1.3)
-
-    /// The address the controller uses for `type`. Without a resolving list the resolvable
-    /// types fall back to the public or random address, as §7.8.5 prescribes when no entry
-    /// matches. Nil when a random address is asked for and none is set.
-    func ownAddress(_ type: HCI.OwnAddressType, random: BluetoothAddress?) -> LEAddress? {
-        switch type {
-        case .public, .resolvableOrPublic: LEAddress(publicAddress, type: .public)
-        case .random, .resolvableOrRandom: random.map { LEAddress($0, type: .random) }
-        case .other: nil
-        }
     }
 }

@@ -39,7 +39,7 @@ extension VirtualController {
         }
         let schedule = ScanSchedule(interval: p.leScanInterval, window: p.leScanWindow, start: now)
         scanner = ScanRun(
-            format: .legacy, ownAddress: own, filterPolicy: p.scanningFilterPolicy,
+            format: .legacy, ownAddressType: p.ownAddressType, ownAddress: own, filterPolicy: p.scanningFilterPolicy,
             phys: [.init(schedule: schedule, active: p.leScanType == .active)],
             filterDuplicates: command.filterDuplicates ? .enabled : .disabled)
         return .complete(.init())
@@ -101,7 +101,8 @@ extension VirtualController {
                     active: entry.scanType == .active))
         }
         let scan = ScanRun(
-            format: .extended, ownAddress: own, filterPolicy: p.scanningFilterPolicy, phys: phys,
+            format: .extended, ownAddressType: p.ownAddressType, ownAddress: own, filterPolicy: p.scanningFilterPolicy,
+            phys: phys,
             filterDuplicates: command.filterDuplicates)
         scanner = scan
         if command.duration != 0 {

@@ -17,6 +17,9 @@ final class ScanRun {
     }
 
     let format: ReportFormat
+    /// Own_Address_Type: 0x02 / 0x03 send an RPA toward a listed advertiser (Vol 6 Part B §6.3).
+    let ownAddressType: HCI.OwnAddressType
+    /// The public or random address used toward an advertiser without an RPA.
     let ownAddress: LEAddress
     let filterPolicy: HCI.ScanningFilterPolicy
     var phys: [PHYScan]
@@ -35,10 +38,12 @@ final class ScanRun {
     var nextExpectationID = 0
 
     init(
-        format: ReportFormat, ownAddress: LEAddress, filterPolicy: HCI.ScanningFilterPolicy, phys: [PHYScan],
+        format: ReportFormat, ownAddressType: HCI.OwnAddressType, ownAddress: LEAddress,
+        filterPolicy: HCI.ScanningFilterPolicy, phys: [PHYScan],
         filterDuplicates: HCI.LESetExtendedScanEnable.DuplicateFilter
     ) {
         self.format = format
+        self.ownAddressType = ownAddressType
         self.ownAddress = ownAddress
         self.filterPolicy = filterPolicy
         self.phys = phys

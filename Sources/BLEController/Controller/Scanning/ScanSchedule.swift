@@ -74,11 +74,17 @@ struct FollowedTrain {
     var secondaryPHY: RadioPHY
     var mode: ExtendedAdvertisingMode
     var dataInfo: ExtendedAdvertisingPDU.DataInfo?
+    /// AdvA as on air (what AUX_SCAN_REQ names).
     var advertiser: LEAddress?
+    /// AdvA resolved: what the reports name.
+    var peer: ReceivedAddress?
     var target: LEAddress?
     var txPower: Int8?
     /// Some of the train's data was reported: losing the rest is reported as truncated.
     var reportedPart = false
+
+    /// The advertiser as reported: its identity when its RPA was resolved.
+    var reportedAdvertiser: LEAddress? { peer?.reported ?? advertiser }
 
     /// Event_Type bits 0–3 of the reports of this train (§7.7.65.13).
     var eventTypeBits: LEMetaEvent.ExtendedAdvertisingReport.EventType {

@@ -51,7 +51,7 @@ extension VirtualController {
             guard let pointer = pdu.auxPointer else { return }
             let train = FollowedTrain(
                 stage: .awaitingAuxiliary, primaryPHY: transmission.phy, secondaryPHY: pointer.phy, mode: pdu.mode,
-                dataInfo: pdu.dataInfo, advertiser: nil, target: nil, txPower: nil)
+                dataInfo: pdu.dataInfo, advertiser: nil, peer: nil, target: nil, txPower: nil)
             follow(scan, train, sender: transmission.sender, pointer: pointer, from: transmission.start)
         default: return
         }
@@ -59,8 +59,11 @@ extension VirtualController {
 
     // MARK: Legacy PDUs
 
-    private func scannerAccepts(_ scan: ScanRun, advertiser: LEAddress?, target: LEAddress?) -> Bool {
-        if let target, !isOwn(target, as: scan.ownAddress) {
+    /// The scanner filter policy (§4.3.3): on the advertiser's identity once its RPA is
+    /// resolved; a TargetA must name this device (or, with the extended policies, be an RPA it
+    /// could not resolve).
+    private func scannerAccepts(_ scan: ScanRun, advertiser: ReceivedAddress?, target: LEAddress?) -> Bool {
+        if let target, !isAddressedToMe(target, own: scan.ownAddress, from: advertiser) {
             // Extended policies also report directed advertising to unresolved private addresses.
             let extendedPolicy = scan.filterPolicy == .extendedUnfiltered || scan.filterPolicy == .extendedFiltered
             guard extendedPolicy, LEAddress(target.address, type: .random).kind == .resolvablePrivate else {
@@ -68,7 +71,7 @@ extension VirtualController {
             }
         }
         switch scan.filterPolicy {
-        case .basicFiltered, .extendedFiltered: return filterAcceptListContains(advertiser)
+        case .basicFiltered, .extendedFiltered: return filterAcceptListContains(advertiser?.filterAddress)
         default: return true
         }
     }
@@ -87,10 +90,13 @@ extension VirtualController {
         _ scan: ScanRun, _ phyScan: ScanRun.PHYScan, _ type: LEMetaEvent.AdvertisingReport.EventType,
         _ advertiser: LEAddress, _ target: LEAddress?, _ data: [UInt8], _ transmission: AirTransmission, _ rssi: Int8
     ) {
-        guard scannerAccepts(scan, advertiser: advertiser, target: target) else { return }
-        let key = DuplicateKey(address: advertiser, kind: UInt16(type.rawValue), sid: 0xFF, did: 0)
+        // AdvA is resolved first; the filter policy then decides (§6.3).
+        guard let peer = receivedPeer(advertiser), scannerAccepts(scan, advertiser: peer, target: target) else {
+            return
+        }
+        let key = DuplicateKey(address: peer.reported, kind: UInt16(type.rawValue), sid: 0xFF, did: 0)
         if !isDuplicate(scan, key) {
-            reportLegacy(scan, type: type, advertiser: advertiser, target: target, data: data, rssi: rssi)
+            reportLegacy(scan, type: type, advertiser: peer.reported, target: target, data: data, rssi: rssi)
         }
         let scannable = type == .advInd || type == .advScanInd
         guard scannable, phyScan.active else { return }
@@ -99,7 +105,9 @@ extension VirtualController {
         let request = AirTransmission(
             sender: radio, channel: transmission.channel, phy: .le1M, txPower: configuration.txPower,
             start: transmission.end.advanced(by: RadioTiming.interFrameSpace),
-            pdu: .scanRequest(scanner: scan.ownAddress, advertiser: advertiser, auxiliary: false))
+            pdu: .scanRequest(
+                scanner: localAddress(scan.ownAddressType, fallback: scan.ownAddress, toward: peer),
+                advertiser: advertiser, auxiliary: false))
         air.transmit(request)
         var expectation = AirExpectation(
             id: scan.makeExpectationID(), sender: transmission.sender, channel: transmission.channel, phy: .le1M,
@@ -113,6 +121,7 @@ extension VirtualController {
         answering: LEMetaEvent.AdvertisingReport.EventType, rssi: Int8
     ) {
         scan.answered.insert(advertiser)
+        guard let advertiser = receivedPeer(advertiser)?.reported else { return }
         let key = DuplicateKey(
             address: advertiser, kind: UInt16(LEMetaEvent.AdvertisingReport.EventType.scanRsp.rawValue), sid: 0xFF,
             did: 0)
@@ -195,10 +204,14 @@ extension VirtualController {
         switch (train.stage, pdu.kind) {
         case (.awaitingAuxiliary, .auxAdvInd):
             train.advertiser = pdu.advertiser
+            if let advertiser = pdu.advertiser {
+                guard let peer = receivedPeer(advertiser) else { return }
+                train.peer = peer
+            }
             train.target = pdu.target
             train.txPower = pdu.txPower
             train.dataInfo = pdu.dataInfo ?? train.dataInfo
-            guard scannerAccepts(scan, advertiser: pdu.advertiser, target: pdu.target) else { return }
+            guard scannerAccepts(scan, advertiser: train.peer, target: pdu.target) else { return }
             let key = duplicateKey(train)
             if isDuplicate(scan, key) { return }
             train.stage = .advertisingChain
@@ -229,7 +242,7 @@ extension VirtualController {
 
     private func duplicateKey(_ train: FollowedTrain) -> DuplicateKey {
         DuplicateKey(
-            address: train.advertiser, kind: train.eventTypeBits.rawValue, sid: train.dataInfo?.sid ?? 0xFF,
+            address: train.reportedAdvertiser, kind: train.eventTypeBits.rawValue, sid: train.dataInfo?.sid ?? 0xFF,
             did: train.dataInfo?.did ?? 0)
     }
 
@@ -238,7 +251,7 @@ extension VirtualController {
         // Nothing to say yet: an empty PDU that points further carries no data.
         if pdu.data.isEmpty && !final { return }
         sendExtendedReports(
-            bits: train.eventTypeBits, address: train.advertiser, primaryPHY: train.primaryPHY,
+            bits: train.eventTypeBits, address: train.reportedAdvertiser, primaryPHY: train.primaryPHY,
             secondaryPHY: train.secondaryPHY, sid: train.dataInfo?.sid ?? 0xFF, txPower: train.txPower, rssi: rssi,
             target: train.target, data: pdu.data, final: final)
     }
@@ -249,7 +262,9 @@ extension VirtualController {
         let request = AirTransmission(
             sender: radio, channel: transmission.channel, phy: transmission.phy, txPower: configuration.txPower,
             start: transmission.end.advanced(by: RadioTiming.interFrameSpace),
-            pdu: .scanRequest(scanner: scan.ownAddress, advertiser: advertiser, auxiliary: true))
+            pdu: .scanRequest(
+                scanner: localAddress(scan.ownAddressType, fallback: scan.ownAddress, toward: train.peer),
+                advertiser: advertiser, auxiliary: true))
         air.transmit(request)
         var next = train
         next.stage = .awaitingScanResponse
@@ -273,7 +288,7 @@ extension VirtualController {
             var bits = train.eventTypeBits
             bits.dataStatus = .incompleteTruncated
             let report = LEMetaEvent.ExtendedAdvertisingReport.Report(
-                eventType: bits, address: train.advertiser ?? LEAddress(.zero, type: .other(0xFF)),
+                eventType: bits, address: train.reportedAdvertiser ?? LEAddress(.zero, type: .other(0xFF)),
                 primaryPHY: train.primaryPHY.eventPHY, secondaryPHY: train.secondaryPHY.eventPHY,
                 advertisingSID: train.dataInfo?.sid ?? 0xFF, txPower: train.txPower ?? 127, rssi: 127,
                 periodicAdvertisingInterval: 0, directAddress: train.target ?? LEAddress(.zero, type: .public), data: []
