@@ -1,0 +1,92 @@
+import BLEHost
+import BLEWire
+
+/// A scan in progress: its session and the stream its discoveries go to.
+struct ActiveScan {
+    let id: UInt64
+    var session: ScanSession
+    let continuation: AsyncStream<Discovery>.Continuation
+}
+
+/// Scanning (Core 5.4 Vol 3 Part C §9.2 discovery; Vol 4 Part E §7.8.10–§7.8.11), Core
+/// Bluetooth's `scanForPeripherals(withServices:options:)` and `stopScan()`.
+extension CentralManager {
+    /// LE_Scan_Interval and LE_Scan_Window, 0.625 ms units: 60 ms and 30 ms.
+    static let scanInterval: UInt16 = 0x0060
+    static let scanWindow: UInt16 = 0x0030
+
+    /// Scans for advertising peripherals; those advertising one of `serviceUUIDs` (all when nil
+    /// or empty) are reported on the returned stream. A new scan replaces the one in progress
+    /// (its stream ends); `stopScan()`, powering off or abandoning the stream ends the scan.
+    public func scanForPeripherals(
+        withServices serviceUUIDs: [BluetoothUUID]? = nil, options: ScanOptions = ScanOptions()
+    ) async throws(BLEError) -> AsyncStream<Discovery> {
+        try checkPoweredOn()
+        scan?.continuation.finish()
+        let id = nextScanID
+        nextScanID += 1
+        let (stream, continuation) = AsyncStream.makeStream(of: Discovery.self)
+        scan = ActiveScan(
+            id: id, session: ScanSession(services: serviceUUIDs, options: options), continuation: continuation)
+        let stack = self.stack
+        continuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination, let manager = self else { return }
+            stack.spawn { await manager.scanAbandoned(id) }
+        }
+        let host = stack.host
+        do {
+            // Scan parameters cannot change while scanning (Vol 4 Part E §7.8.10).
+            if controllerScanning {
+                controllerScanning = false
+                try await host.send(HCI.LESetScanEnable(leScanEnable: false))
+            }
+            try await host.send(
+                HCI.LESetScanParameters(
+                    leScanType: options.active ? .active : .passive, leScanInterval: Self.scanInterval,
+                    leScanWindow: Self.scanWindow))
+            // Duplicates are filtered here, not by the controller, so that scan responses and
+            // service filters see every report.
+            try await host.send(HCI.LESetScanEnable(leScanEnable: true, filterDuplicates: false))
+            controllerScanning = true
+        } catch {
+            if scan?.id == id { scan = nil }
+            continuation.finish()
+            throw .host(error)
+        }
+        return stream
+    }
+
+    /// Stops the scan; its stream ends.
+    public func stopScan() async {
+        if let active = scan {
+            scan = nil
+            active.continuation.finish()
+        }
+        guard controllerScanning else { return }
+        controllerScanning = false
+        _ = try? await stack.host.send(HCI.LESetScanEnable(leScanEnable: false))
+    }
+
+    /// Whether a scan is in progress.
+    public var isScanning: Bool { scan != nil }
+
+    /// The scan's listener went away.
+    private func scanAbandoned(_ id: UInt64) async {
+        guard scan?.id == id else { return }
+        await stopScan()
+    }
+
+    /// An advertising report from the controller (Vol 4 Part E §7.7.65.2).
+    func received(_ report: LEMetaEvent.AdvertisingReport.Report) async {
+        guard var active = scan else { return }
+        let found = active.session.receive(report)
+        scan?.session = active.session
+        for item in found {
+            let peripheral = peripheral(at: item.address, name: item.advertisement.localName)
+            if let name = item.advertisement.localName { await peripheral.setName(name) }
+            guard scan?.id == active.id else { return }
+            active.continuation.yield(
+                Discovery(peripheral: peripheral, advertisementData: item.advertisement, rssi: Int(item.rssi)))
+        }
+    }
+}

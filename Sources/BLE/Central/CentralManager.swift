@@ -1,0 +1,220 @@
+import BLEController
+import BLEHost
+import BLEWire
+import Foundation
+
+/// What a central manager reports besides the answers to calls (Core Bluetooth's
+/// `CBCentralManagerDelegate` connection callbacks).
+public enum CentralManagerEvent: Sendable {
+    /// The link is up (LE Connection Complete, Core 5.4 Vol 4 Part E §7.7.65.1); `connect`
+    /// returns once the ATT_MTU is exchanged.
+    case connected(Peripheral)
+    /// A connection attempt ended without a link.
+    case failedToConnect(Peripheral, BLEError)
+    /// The link went down (Disconnection Complete, Vol 4 Part E §7.7.5): the reason the
+    /// controller gave — 0x16 when this side disconnected, the peer's reason otherwise, 0x08
+    /// when supervision timed out.
+    case disconnected(Peripheral, reason: HCIStatus)
+}
+
+/// How to connect (Core Bluetooth's connect options, plus a timeout Core Bluetooth does not
+/// have).
+public struct ConnectOptions: Sendable, Hashable {
+    /// How long to try before the attempt is cancelled, on the host's clock (virtual time on the
+    /// virtual radio).
+    public var timeout: Duration
+    /// The connection parameters asked for (Core 5.4 Vol 4 Part E §7.8.12); default 30 ms
+    /// interval, 4 s supervision timeout.
+    public var connectionParameters: HCI.ConnectionParameters
+    /// Exchange the ATT_MTU once connected (Vol 3 Part F §3.4.2), as Core Bluetooth does.
+    public var exchangeMTU: Bool
+
+    public init(
+        timeout: Duration = .seconds(10),
+        connectionParameters: HCI.ConnectionParameters = HCI.ConnectionParameters(
+            connectionIntervalMin: 24, connectionIntervalMax: 24, supervisionTimeout: 400),
+        exchangeMTU: Bool = true
+    ) {
+        self.timeout = timeout
+        self.connectionParameters = connectionParameters
+        self.exchangeMTU = exchangeMTU
+    }
+}
+
+/// The central role (Core Bluetooth's `CBCentralManager`; Core 5.4 Vol 3 Part C §9.3 for
+/// discovery and connection establishment): scans for advertising peripherals, connects to
+/// them and reports their connections' fate.
+///
+/// An actor on its host's executor with a host and a controller of its own. It starts powered
+/// off; `powerOn()` brings the controller up. Calls that cannot succeed in the current state
+/// throw `BLEError` at once.
+public actor CentralManager {
+    nonisolated let stack: HostStack
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }
+
+    /// Connections made and lost, in order. One listener.
+    public nonisolated let events: AsyncStream<CentralManagerEvent>
+    let eventSink: AsyncStream<CentralManagerEvent>.Continuation
+
+    public private(set) var state = ManagerState.poweredOff
+    var stateListeners = Subscribers<ManagerState>()
+    var powerOnWaiters: [CheckedContinuation<Void, Never>] = []
+    var hostStarted = false
+    var isClosed = false
+    var pump: Task<Void, Never>?
+
+    /// The scan in progress.
+    var scan: ActiveScan?
+    var nextScanID: UInt64 = 0
+    var controllerScanning = false
+
+    /// Every peripheral seen, by identifier.
+    var known: [UUID: Peripheral] = [:]
+    /// Connected peripherals by connection handle.
+    var links: [UInt16: Peripheral] = [:]
+    /// The one LE Create Connection in progress, and those waiting their turn.
+    var attempt: ConnectionAttempt?
+    var attemptWaiters: [CheckedContinuation<Void, Never>] = []
+    var nextAttemptID: UInt64 = 0
+
+    /// A manager with a host of its own on `radio` (a new controller on a virtual radio).
+    public init(radio: Radio, configuration: HostConfiguration = HostConfiguration()) async {
+        stack = await HostStack.make(radio, configuration: configuration)
+        (events, eventSink) = AsyncStream.makeStream(of: CentralManagerEvent.self)
+    }
+
+    // MARK: Power
+
+    /// The state now, then every change.
+    public func stateUpdates() -> AsyncStream<ManagerState> {
+        stateListeners.make(initial: state)
+    }
+
+    /// Powers the radio on: the first time, the host starts (HCI Reset and initialisation,
+    /// Core 5.4 Vol 4 Part E §7.3.2) while the state is `.resetting`.
+    public func powerOn() async throws(BLEError) {
+        while state == .resetting { await withCheckedContinuation { powerOnWaiters.append($0) } }
+        guard !isClosed else { throw .closed }
+        switch state {
+        case .poweredOn: return
+        case .unsupported: throw .notPoweredOn(.unsupported)
+        default: break
+        }
+        if !hostStarted {
+            setState(.resetting)
+            startPump()
+            do {
+                try await stack.host.start()
+            } catch {
+                setState(.unsupported)
+                throw .host(error)
+            }
+            hostStarted = true
+        }
+        setState(.poweredOn)
+    }
+
+    /// Powers the radio off: the scan stops, a connection attempt is cancelled and every link is
+    /// disconnected (Remote Device Terminated due to Power Off, 0x15, Vol 4 Part E §7.1.6).
+    public func powerOff() async {
+        guard state == .poweredOn else { return }
+        setState(.poweredOff)
+        await stopScan()
+        if let current = attempt { await endAttempt(current.id, because: .poweredOff) }
+        for handle in links.keys.sorted() {
+            guard let peripheral = links[handle] else { continue }
+            await disconnect(peripheral, reason: .remoteDeviceTerminatedPowerOff)
+        }
+    }
+
+    /// Powers off and stops the host for good.
+    public func close() async {
+        guard !isClosed else { return }
+        await powerOff()
+        isClosed = true
+        await stack.host.stop()
+        eventSink.finish()
+        stateListeners.finish()
+    }
+
+    func setState(_ new: ManagerState) {
+        guard new != state else { return }
+        state = new
+        stateListeners.yield(new)
+        if new != .resetting {
+            let waiters = powerOnWaiters
+            powerOnWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    func checkPoweredOn() throws(BLEError) {
+        guard !isClosed else { throw .closed }
+        guard state == .poweredOn else { throw .notPoweredOn(state) }
+    }
+
+    // MARK: Peripherals
+
+    /// The peripherals with these identifiers that this manager has seen.
+    public func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [Peripheral] {
+        identifiers.compactMap { known[$0] }
+    }
+
+    /// The connected peripherals offering one of `serviceUUIDs` among the services discovered
+    /// (every connected peripheral when the list is empty), in connection order.
+    public func retrieveConnectedPeripherals(withServices serviceUUIDs: [BluetoothUUID]) async -> [Peripheral] {
+        var found: [Peripheral] = []
+        for handle in links.keys.sorted() {
+            guard let peripheral = links[handle] else { continue }
+            if serviceUUIDs.isEmpty {
+                found.append(peripheral)
+            } else if let services = await peripheral.services,
+                services.contains(where: { serviceUUIDs.contains($0.uuid) })
+            {
+                found.append(peripheral)
+            }
+        }
+        return found
+    }
+
+    /// The peripheral with this address, made when first seen.
+    func peripheral(at address: LEAddress, name: String?) -> Peripheral {
+        let identifier = address.peerIdentifier
+        if let peripheral = known[identifier] { return peripheral }
+        let peripheral = Peripheral(address: address, stack: stack, name: name)
+        known[identifier] = peripheral
+        return peripheral
+    }
+
+    // MARK: Host events
+
+    /// Reads the host's events, in order, for as long as the host runs.
+    private func startPump() {
+        let events = stack.host.events
+        pump = stack.spawn { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+    }
+
+    private func handle(_ event: HostEvent) async {
+        switch event {
+        case .advertisingReport(let report):
+            await received(report)
+        case .connected(let info):
+            await linkUp(info)
+        case .connectionFailed(let status):
+            settleAttempt(.failed(status))
+        case .disconnected(let handle, let reason):
+            await linkDown(handle, reason: reason)
+        case .notification(let handle, let attributeHandle, let value),
+            .indication(let handle, let attributeHandle, let value):
+            await links[handle]?.receivedValue(value, attributeHandle: attributeHandle)
+        case .extendedAdvertisingReport, .connectionUpdated, .encryptionChanged, .longTermKeyRequest,
+            .attMTUChanged, .readyToSend, .hardwareError, .other:
+            return
+        }
+    }
+}

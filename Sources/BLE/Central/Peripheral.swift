@@ -1,0 +1,226 @@
+import BLEHost
+import BLEWire
+import Foundation
+
+/// What a peripheral reports besides the answers to calls (Core Bluetooth's
+/// `CBPeripheralDelegate` callbacks that are not answers).
+public enum PeripheralEvent: Sendable {
+    /// The link has room for writes without response again, after `canSendWriteWithoutResponse`
+    /// was false (`peripheralIsReady(toSendWriteWithoutResponse:)`).
+    case readyToSendWriteWithoutResponse
+    /// A notification or indication of a characteristic's value (Core 5.4 Vol 3 Part G §4.10,
+    /// §4.11), in arrival order (`didUpdateValueFor`).
+    case valueUpdated(Characteristic, [UInt8])
+}
+
+/// A remote peripheral as a central sees it (Core Bluetooth's `CBPeripheral`): found by a
+/// scan, connected by its `CentralManager`, then explored and used with GATT client procedures
+/// (Core 5.4 Vol 3 Part G §4) over the connection's ATT bearer.
+///
+/// An actor on its manager's executor. What discovery finds is kept for the current connection
+/// and handed out as value snapshots (`Service`, `Characteristic`, `Descriptor`); a
+/// disconnection forgets it, so a new connection discovers again.
+public actor Peripheral {
+    /// The link, as the manager drives it.
+    enum Link: Equatable {
+        case disconnected
+        case connecting
+        case connected(UInt16)
+        case disconnecting(UInt16)
+    }
+
+    /// Stable for the peer's identity address (`LEAddress.peerIdentifier`).
+    public nonisolated let identifier: UUID
+    /// The address it advertised with.
+    nonisolated let address: LEAddress
+    nonisolated let stack: HostStack
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }
+
+    /// The advertised local name (CSS Part A §1.2), the latest seen.
+    public private(set) var name: String?
+    var link = Link.disconnected
+    /// Counts connections, so that the results of a procedure started on an earlier link are
+    /// not stored.
+    var connectionCount: UInt64 = 0
+    /// What discovery found, by service declaration handle.
+    var serviceRecords: [UInt16: ServiceRecord] = [:]
+    var servicesDiscovered = false
+    var valueListeners: [UInt16: Subscribers<[UInt8]>] = [:]
+    var eventListeners = Subscribers<PeripheralEvent>()
+    var disconnectionWaiters: [CheckedContinuation<Void, Never>] = []
+    var readinessArmed = false
+
+    init(address: LEAddress, stack: HostStack, name: String?) {
+        self.identifier = address.peerIdentifier
+        self.address = address
+        self.stack = stack
+        self.name = name
+    }
+
+    // MARK: State
+
+    public var state: PeripheralState {
+        switch link {
+        case .disconnected: .disconnected
+        case .connecting: .connecting
+        case .connected: .connected
+        case .disconnecting: .disconnecting
+        }
+    }
+
+    /// The services found by `discoverServices` in this connection; nil until then.
+    public var services: [Service]? {
+        guard servicesDiscovered else { return nil }
+        return serviceRecords.values.filter(\.isListed).sorted { $0.service.startHandle < $1.service.startHandle }
+            .map { snapshot($0) }
+    }
+
+    /// The connection's ATT_MTU (23 until exchanged, or when not connected; Core 5.4 Vol 3
+    /// Part F §3.2.8). `connect` exchanges it (§3.4.2), as Core Bluetooth does.
+    public var mtu: Int {
+        get async {
+            guard case .connected(let handle) = link else { return 23 }
+            return await stack.host.attMTU(on: handle)
+        }
+    }
+
+    /// The longest value one write can carry: ATT_MTU − 3 without response (Core 5.4 Vol 3
+    /// Part G §4.9.1), 512 with response (long writes, §4.9.4; Part F §3.2.9).
+    public func maximumWriteValueLength(for type: WriteType) async -> Int {
+        switch type {
+        case .withResponse: 512
+        case .withoutResponse: await mtu - 3
+        }
+    }
+
+    /// Whether a write without response would go out now rather than wait for transmit room.
+    /// When false, `.readyToSendWriteWithoutResponse` follows once there is room.
+    public var canSendWriteWithoutResponse: Bool {
+        get async {
+            guard case .connected(let handle) = link else { return false }
+            let ready = await stack.host.canSendWithoutResponse(on: handle)
+            if !ready { armReadiness(handle) }
+            return ready
+        }
+    }
+
+    /// The notifications and indications of `characteristic` from now on, in arrival order;
+    /// the stream ends when the link does. Ask for it before `setNotifyValue(true, for:)` to
+    /// see every value.
+    public func values(for characteristic: Characteristic) throws(BLEError) -> AsyncStream<[UInt8]> {
+        guard case .connected = link else { throw .notConnected }
+        _ = try locate(characteristic)
+        return valueListeners[characteristic.handle, default: Subscribers()].make()
+    }
+
+    /// The peripheral's events from now on.
+    public func events() -> AsyncStream<PeripheralEvent> {
+        eventListeners.make()
+    }
+
+    /// Reads the connection's RSSI in dBm (HCI Read RSSI, Core 5.4 Vol 4 Part E §7.5.4).
+    public func readRSSI() async throws(BLEError) -> Int {
+        guard case .connected(let handle) = link else { throw .notConnected }
+        let result: HCI.ReadRSSI.ReturnParameters
+        do {
+            result = try await stack.host.send(HCI.ReadRSSI(handle: handle))
+        } catch {
+            throw .host(error)
+        }
+        guard result.rssi != 127 else { throw .rssiUnavailable }
+        return Int(result.rssi)
+    }
+
+    // MARK: Driven by the manager
+
+    func setName(_ name: String) { self.name = name }
+
+    func setLink(_ link: Link) { self.link = link }
+
+    /// Marks a disconnected peripheral as connecting; returns the state it was in.
+    func beginConnecting() -> PeripheralState {
+        let previous = state
+        if link == .disconnected { link = .connecting }
+        return previous
+    }
+
+    /// A connection attempt ended without a link.
+    func connectionAttemptEnded() {
+        if link == .connecting { link = .disconnected }
+    }
+
+    /// Marks a connected peripheral as disconnecting and returns its connection handle; a
+    /// peripheral still waiting to connect goes back to disconnected.
+    func beginDisconnecting() -> UInt16? {
+        switch link {
+        case .connected(let handle):
+            link = .disconnecting(handle)
+            return handle
+        case .connecting:
+            link = .disconnected
+            return nil
+        case .disconnected, .disconnecting:
+            return nil
+        }
+    }
+
+    func didConnect(handle: UInt16) {
+        link = .connected(handle)
+        connectionCount += 1
+        serviceRecords = [:]
+        servicesDiscovered = false
+    }
+
+    /// The link is gone: what was discovered is forgotten, value streams end, waiters resume.
+    func didDisconnect() {
+        link = .disconnected
+        serviceRecords = [:]
+        servicesDiscovered = false
+        for var listeners in valueListeners.values { listeners.finish() }
+        valueListeners = [:]
+        readinessArmed = false
+        let waiters = disconnectionWaiters
+        disconnectionWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the peripheral is disconnected.
+    func waitForDisconnection() async {
+        guard link != .disconnected else { return }
+        await withCheckedContinuation { disconnectionWaiters.append($0) }
+    }
+
+    /// A Handle Value Notification or Indication (Core 5.4 Vol 3 Part F §3.4.7) of the value
+    /// at `attributeHandle`. Values of characteristics not discovered are dropped.
+    func receivedValue(_ value: [UInt8], attributeHandle: UInt16) {
+        guard case let (start, index)? = characteristicPosition(valueHandle: attributeHandle) else { return }
+        serviceRecords[start]?.characteristics?[index].value = value
+        valueListeners[attributeHandle]?.yield(value)
+        guard let record = serviceRecords[start]?.characteristics?[index] else { return }
+        eventListeners.yield(.valueUpdated(snapshot(record), value))
+    }
+
+    /// Reports readiness once the link has room again (once per time it was found full).
+    private func armReadiness(_ handle: UInt16) {
+        guard !readinessArmed else { return }
+        readinessArmed = true
+        let host = stack.host
+        stack.spawn { [weak self] in
+            await host.waitUntilReadyToSend(on: handle)
+            await self?.becameReady(handle)
+        }
+    }
+
+    private func becameReady(_ handle: UInt16) {
+        guard readinessArmed, link == .connected(handle) else { return }
+        readinessArmed = false
+        eventListeners.yield(.readyToSendWriteWithoutResponse)
+    }
+}
+
+extension Peripheral: Hashable, CustomStringConvertible {
+    public static func == (lhs: Peripheral, rhs: Peripheral) -> Bool { lhs === rhs }
+    public nonisolated func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public nonisolated var description: String { "peripheral \(identifier)" }
+}

@@ -1,0 +1,59 @@
+/// The state of a manager's radio, in Core Bluetooth's terms (`CBManagerState`).
+///
+/// A manager starts `.poweredOff`; `powerOn()` starts its host (HCI Reset and the
+/// initialisation sequence, Core 5.4 Vol 4 Part E §3, while `.resetting`) and reaches
+/// `.poweredOn`, or `.unsupported` when the controller cannot be brought up.
+public enum ManagerState: Sendable, Hashable, CustomStringConvertible {
+    case unknown
+    case resetting
+    case unsupported
+    case unauthorized
+    case poweredOff
+    case poweredOn
+
+    public var description: String {
+        switch self {
+        case .unknown: "unknown"
+        case .resetting: "resetting"
+        case .unsupported: "unsupported"
+        case .unauthorized: "unauthorized"
+        case .poweredOff: "powered off"
+        case .poweredOn: "powered on"
+        }
+    }
+}
+
+/// The connection state of a peripheral (Core Bluetooth's `CBPeripheralState`).
+public enum PeripheralState: Sendable, Hashable {
+    case disconnected
+    case connecting
+    case connected
+    case disconnecting
+}
+
+/// Streams handed out to several listeners: each gets every element from the moment it asked,
+/// in order. A stream whose listener went away is dropped at the next element.
+struct Subscribers<Element: Sendable> {
+    private var continuations: [AsyncStream<Element>.Continuation] = []
+
+    /// A new stream, starting with `initial` when given.
+    mutating func make(initial: Element? = nil) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        if let initial { continuation.yield(initial) }
+        continuations.append(continuation)
+        return stream
+    }
+
+    mutating func yield(_ element: Element) {
+        continuations.removeAll { continuation in
+            if case .terminated = continuation.yield(element) { return true }
+            return false
+        }
+    }
+
+    /// Ends every stream.
+    mutating func finish() {
+        for continuation in continuations { continuation.finish() }
+        continuations = []
+    }
+}

@@ -1,0 +1,74 @@
+import BLEController
+import BLEHost
+import BLETransport
+import BLEWire
+
+/// Where a manager's host runs (Core 5.4 Vol 4 Part A: a host reaches its controller through a
+/// transport, as HCI packets).
+///
+/// Each manager has its own host and its own controller. On a shared `VirtualRadio`, a
+/// `CentralManager` and a `PeripheralManager` therefore see each other over the virtual air,
+/// and their hosts run on the simulation's executor and virtual clock — code that drives them
+/// runs inside `radio.simulation.run { … }` so virtual time advances only when all of it waits.
+public enum Radio: Sendable {
+    /// A new controller on a shared virtual radio, at `position`.
+    case virtual(
+        VirtualRadio, position: AirPosition = .origin, controller: VirtualController.Configuration = .init())
+    /// A real or foreign controller over a transport: the host runs on a thread of its own and
+    /// the continuous clock.
+    case transport(any HCITransport)
+}
+
+/// A host and what it runs on: the executor of its actor and tasks, and the clock its timers
+/// read (Design: "one serial executor per host", "time is injected").
+struct HostStack: Sendable {
+    let host: Host
+    let executor: any HostExecutor
+    let clock: any Clock<Duration>
+    /// The thread started for a transport's host; it ends when nothing uses the stack any more.
+    let ownedThread: OwnedThread?
+
+    static func make(_ radio: Radio, configuration: HostConfiguration) async -> HostStack {
+        switch radio {
+        case .virtual(let radio, let position, let controller):
+            let port = await radio.addController(at: position, configuration: controller)
+            let simulation = radio.simulation
+            let host = Host(
+                transport: PipeTransport.attached(to: port), clock: simulation.clock, executor: simulation.executor,
+                configuration: configuration)
+            return HostStack(host: host, executor: simulation.executor, clock: simulation.clock, ownedThread: nil)
+        case .transport(let transport):
+            let thread = SerialThreadExecutor()
+            let clock = ContinuousClock()
+            let host = Host(transport: transport, clock: clock, executor: thread, configuration: configuration)
+            return HostStack(host: host, executor: thread, clock: clock, ownedThread: OwnedThread(thread))
+        }
+    }
+
+    /// Starts a task on the host's executor, so that a simulation sees its work and advances
+    /// virtual time only when it waits.
+    @discardableResult
+    func spawn(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: executor, operation: operation)
+    }
+
+    /// Sleeps on the host's clock; false when cancelled.
+    func sleep(for duration: Duration) async -> Bool {
+        do {
+            try await clock.sleep(for: duration)
+            return true
+        } catch {
+            return false
+        }
+    }
+}
+
+/// Ends a host's own thread once the last manager, peripheral or task using it is gone (a
+/// thread cannot end while actors bound to it may still be called).
+final class OwnedThread: Sendable {
+    let executor: SerialThreadExecutor
+
+    init(_ executor: SerialThreadExecutor) { self.executor = executor }
+
+    deinit { executor.shutdown() }
+}

@@ -1,0 +1,110 @@
+import BLEHost
+import BLEWire
+
+/// The host's and the GATT server's events, read in order (connections, subscriptions, Write
+/// Commands).
+extension PeripheralManager {
+    func startPumps() {
+        let hostEvents = stack.host.events
+        let serverEvents = server.events
+        pumps.append(
+            stack.spawn { [weak self] in
+                for await event in hostEvents {
+                    guard let self else { return }
+                    await self.handle(event)
+                }
+            })
+        pumps.append(
+            stack.spawn { [weak self] in
+                for await event in serverEvents {
+                    guard let self else { return }
+                    await self.handle(event)
+                }
+            })
+    }
+
+    private func handle(_ event: HostEvent) async {
+        switch event {
+        case .connected(let info):
+            guard info.role == .peripheral else { return }
+            await linkUp(info)
+        case .disconnected(let handle, let reason):
+            await linkDown(handle, reason: reason)
+        case .advertisingReport, .extendedAdvertisingReport, .connectionFailed, .connectionUpdated,
+            .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .notification, .indication, .readyToSend,
+            .hardwareError, .other:
+            return
+        }
+    }
+
+    private func handle(_ event: GATTServerEvent) async {
+        switch event {
+        case .subscriptionChanged(let subscription):
+            let handle = subscription.connection.rawValue
+            let valueHandle = subscription.characteristic.handle
+            guard centrals[handle] != nil else { return }
+            if subscription.isSubscribed {
+                subscriptions[handle, default: [:]][valueHandle] = subscription
+            } else {
+                subscriptions[handle]?[valueHandle] = nil
+            }
+            guard let characteristic = characteristicSnapshot(valueHandle: valueHandle) else { return }
+            let central = await central(handle)
+            eventSink.yield(
+                subscription.isSubscribed
+                    ? .subscribed(central, characteristic) : .unsubscribed(central, characteristic))
+        case .writeWithoutResponse(let command):
+            let handle = command.connection.rawValue
+            guard centrals[handle] != nil,
+                let request = await request(for: command.write, on: handle, kind: .writeWithoutResponse)
+            else { return }
+            writeSink.yield([request])
+        case .confirmationReceived:
+            return
+        }
+    }
+
+    /// A central connected. Connectable advertising stops when a connection is made (Core 5.4
+    /// Vol 6 Part B §4.4.2.3); as in Core Bluetooth, it goes on until `stopAdvertising()`.
+    private func linkUp(_ info: ConnectionInfo) async {
+        centrals[info.handle] = info.peerAddress
+        eventSink.yield(.connected(await central(info.handle)))
+        guard advertisement != nil, state == .poweredOn else { return }
+        do {
+            try await stack.host.send(HCI.LESetAdvertisingEnable(advertisingEnable: true))
+        } catch {
+            advertisement = nil
+        }
+    }
+
+    /// A central's link went down: its subscriptions end, and requests it left unanswered are
+    /// dropped.
+    private func linkDown(_ handle: UInt16, reason: HCIStatus) async {
+        guard centrals[handle] != nil else { return }
+        let central = await central(handle)
+        let ended = subscriptions.removeValue(forKey: handle) ?? [:]
+        centrals[handle] = nil
+        for valueHandle in ended.keys.sorted() {
+            if let characteristic = characteristicSnapshot(valueHandle: valueHandle) {
+                eventSink.yield(.unsubscribed(central, characteristic))
+            }
+        }
+        indicationsInFlight[handle] = nil
+        for (token, continuation) in pendingReads where token.connection.rawValue == handle {
+            pendingReads[token] = nil
+            continuation.resume(returning: .error(.unlikelyError))
+        }
+        for (token, continuation) in pendingWrites where token.connection.rawValue == handle {
+            pendingWrites[token] = nil
+            continuation.resume(returning: .error(.unlikelyError))
+        }
+        eventSink.yield(.disconnected(central, reason: reason))
+        if centrals.isEmpty {
+            let waiters = centralsGoneWaiters
+            centralsGoneWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
+        await checkReadiness()
+    }
+
+}

@@ -1,0 +1,136 @@
+import BLEHost
+import BLEWire
+
+/// A service as published: its definition and the handles the database gave it.
+struct PublishedService {
+    let definition: GATTService
+    let handles: GATTServiceHandles
+}
+
+/// Publishing services (Core 5.4 Vol 3 Part G §3; Core Bluetooth's `add(_:)`, `remove(_:)`,
+/// `removeAllServices()`).
+extension PeripheralManager {
+    /// Publishes a service: its attributes take a new handle range, existing handles never move.
+    /// Returns the service as published, with its handles.
+    @discardableResult
+    public func add(_ service: MutableService) throws(BLEError) -> Service {
+        try checkPoweredOn()
+        let added = server.withServer { server -> Result<GATTServiceHandles, AttributeDatabaseError> in
+            do throws(AttributeDatabaseError) {
+                return .success(try server.add([service])[0])
+            } catch {
+                return .failure(error)
+            }
+        }
+        let handles: GATTServiceHandles
+        switch added {
+        case .success(let value): handles = value
+        case .failure(let error): throw .database(error)
+        }
+        let entry = PublishedService(definition: service, handles: handles)
+        published[handles.range.lowerBound] = entry
+        return snapshot(entry)
+    }
+
+    /// Removes a published service (its handles are left free).
+    public func remove(_ service: Service) throws(BLEError) {
+        try checkPoweredOn()
+        guard service.owner == owner, let entry = published[service.handleRange.lowerBound] else {
+            throw .unknownAttribute
+        }
+        let removed = server.withServer { server -> AttributeDatabaseError? in
+            do throws(AttributeDatabaseError) {
+                try server.removeService(at: entry.handles.range.lowerBound)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let removed { throw .database(removed) }
+        published[entry.handles.range.lowerBound] = nil
+        let valueHandles = Set(entry.handles.characteristics.map(\.valueHandle))
+        for connection in subscriptions.keys {
+            subscriptions[connection] = subscriptions[connection]?.filter { !valueHandles.contains($0.key) }
+        }
+    }
+
+    /// Removes every published service, the included ones last.
+    public func removeAllServices() throws(BLEError) {
+        try checkPoweredOn()
+        // A service still included by another cannot go first (Vol 3 Part G §3.2).
+        var remaining = published.values.sorted { $0.handles.range.lowerBound > $1.handles.range.lowerBound }
+        while !remaining.isEmpty {
+            let before = remaining.count
+            for entry in remaining {
+                if (try? remove(snapshot(entry))) != nil {
+                    remaining.removeAll { $0.handles.range == entry.handles.range }
+                }
+            }
+            guard remaining.count < before else { break }
+        }
+    }
+
+    /// The services published, in handle order.
+    public var services: [Service] {
+        published.values.sorted { $0.handles.range.lowerBound < $1.handles.range.lowerBound }.map { snapshot($0) }
+    }
+
+    // MARK: Snapshots
+
+    func snapshot(_ entry: PublishedService) -> Service {
+        let included = entry.definition.includedServices.compactMap { definition in
+            published.values.filter { $0.definition == definition }.min {
+                $0.handles.range.lowerBound < $1.handles.range.lowerBound
+            }
+        }
+        return Service(
+            uuid: entry.handles.uuid, isPrimary: entry.handles.isPrimary, handleRange: entry.handles.range,
+            includedServices: included.map { snapshot($0) },
+            characteristics: entry.handles.characteristics.compactMap {
+                characteristicSnapshot(valueHandle: $0.valueHandle)
+            },
+            owner: owner)
+    }
+
+    /// A snapshot of the published characteristic whose value is at `valueHandle`: its stored
+    /// value, whether a central subscribed, its descriptors.
+    func characteristicSnapshot(valueHandle: UInt16) -> Characteristic? {
+        guard let entry = published.values.first(where: { $0.handles.range.contains(valueHandle) }),
+            let handles = entry.handles.characteristics.first(where: { $0.valueHandle == valueHandle })
+        else { return nil }
+        let (properties, value, descriptorValues) = server.withServer { server in
+            let database = server.database
+            var properties: CharacteristicProperties = []
+            if case .characteristicValue(let declared, _, _)? = database.attribute(at: valueHandle)?.role {
+                properties = declared
+            }
+            let descriptors = handles.descriptorHandles.map { handle in
+                (handle, database.attribute(at: handle)?.type, Self.stored(database.attribute(at: handle)))
+            }
+            return (properties, Self.stored(database.attribute(at: valueHandle)), descriptors)
+        }
+        let descriptors = descriptorValues.compactMap { handle, type, value in
+            type.map {
+                Descriptor(uuid: $0, handle: handle, characteristicHandle: valueHandle, value: value, owner: owner)
+            }
+        }
+        let subscribed = subscriptions.values.contains { $0[valueHandle] != nil }
+        return Characteristic(
+            uuid: handles.uuid, properties: properties, handle: valueHandle, serviceUUID: entry.handles.uuid,
+            value: value, isNotifying: subscribed, descriptors: descriptors, owner: owner)
+    }
+
+    /// The published characteristic `characteristic` names, and its definition.
+    func locate(_ characteristic: Characteristic) throws(BLEError) -> (PublishedService, GATTCharacteristic) {
+        guard characteristic.owner == owner,
+            let entry = published.values.first(where: { $0.handles.range.contains(characteristic.handle) }),
+            let index = entry.handles.characteristics.firstIndex(where: { $0.valueHandle == characteristic.handle })
+        else { throw .unknownAttribute }
+        return (entry, entry.definition.characteristics[index])
+    }
+
+    private static func stored(_ attribute: ServerAttribute?) -> [UInt8]? {
+        guard case .value(let value)? = attribute?.storage else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,104 @@
+import BLEHost
+import BLEWire
+
+/// Sending values to subscribers (Core 5.4 Vol 3 Part G §4.10–§4.11; Core Bluetooth's
+/// `updateValue(_:for:onSubscribedCentrals:)` and `peripheralManagerIsReady`).
+extension PeripheralManager {
+    /// Sends `value` to the centrals subscribed to `characteristic` (only those listed in
+    /// `onSubscribedCentrals`, when given): a notification to those that enabled notifications,
+    /// an indication to those that enabled only indications. Returns false, sending nothing,
+    /// when a central's transmit queue is full or its previous indication is unconfirmed;
+    /// `.readyToUpdateSubscribers` follows when there is room. A stored value takes the new
+    /// value either way.
+    ///
+    /// Throws at once for a characteristic that neither notifies nor indicates, and for a value
+    /// longer than a subscriber's ATT_MTU − 3 octets (Vol 3 Part F §3.4.7.1).
+    @discardableResult
+    public func updateValue(
+        _ value: [UInt8], for characteristic: Characteristic, onSubscribedCentrals only: [Central]? = nil
+    ) async throws(BLEError) -> Bool {
+        try checkPoweredOn()
+        let (_, definition) = try locate(characteristic)
+        guard !definition.properties.isDisjoint(with: [.notify, .indicate]) else {
+            throw .propertyNotSupported(required: [.notify, .indicate])
+        }
+        guard value.count <= Peripheral.maximumValueLength else {
+            throw .valueTooLong(length: value.count, maximum: Peripheral.maximumValueLength)
+        }
+        let valueHandle = characteristic.handle
+        let wanted = only.map { Set($0.map(\.connection)) }
+        var targets: [(connection: UInt16, indicate: Bool)] = []
+        for connection in subscriptions.keys.sorted() {
+            guard let subscription = subscriptions[connection]?[valueHandle],
+                wanted?.contains(connection) ?? true
+            else { continue }
+            targets.append((connection, !subscription.notifications))
+        }
+        let host = stack.host
+        for target in targets {
+            let maximum = await host.attMTU(on: target.connection) - 3
+            guard value.count <= maximum else { throw .valueTooLong(length: value.count, maximum: maximum) }
+        }
+        if case .stored = definition.value {
+            server.withServer { server in _ = try? server.setValue(value, forAttributeAt: valueHandle) }
+        }
+        for target in targets {
+            guard await isReady(target.connection, indicate: target.indicate) else {
+                armReadiness(targets.map(\.connection))
+                return false
+            }
+        }
+        for target in targets {
+            if target.indicate {
+                indicationsInFlight[target.connection, default: 0] += 1
+                let connection = target.connection
+                stack.spawn { [weak self] in
+                    try? await host.indicate(value, attributeHandle: valueHandle, on: connection)
+                    await self?.indicationEnded(connection)
+                }
+            } else {
+                try? await host.notify(value, attributeHandle: valueHandle, on: target.connection)
+            }
+        }
+        return true
+    }
+
+    /// Whether a central can take an update now.
+    private func isReady(_ connection: UInt16, indicate: Bool) async -> Bool {
+        if indicate { return indicationsInFlight[connection, default: 0] == 0 }
+        return await stack.host.canSendWithoutResponse(on: connection)
+    }
+
+    /// Waits for room on `connections`, then reports readiness once.
+    private func armReadiness(_ connections: [UInt16]) {
+        guard !readinessPending else { return }
+        readinessPending = true
+        let host = stack.host
+        for connection in connections {
+            stack.spawn { [weak self] in
+                await host.waitUntilReadyToSend(on: connection)
+                await self?.checkReadiness()
+            }
+        }
+    }
+
+    private func indicationEnded(_ connection: UInt16) async {
+        if let count = indicationsInFlight[connection] {
+            indicationsInFlight[connection] = count > 1 ? count - 1 : nil
+        }
+        await checkReadiness()
+    }
+
+    /// Reports `.readyToUpdateSubscribers` once every connected central has room.
+    func checkReadiness() async {
+        guard readinessPending else { return }
+        for connection in centrals.keys.sorted() {
+            guard indicationsInFlight[connection, default: 0] == 0,
+                await stack.host.canSendWithoutResponse(on: connection)
+            else { return }
+        }
+        guard readinessPending else { return }
+        readinessPending = false
+        eventSink.yield(.readyToUpdateSubscribers)
+    }
+}

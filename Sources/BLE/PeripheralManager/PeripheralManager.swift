@@ -1,0 +1,190 @@
+import BLEHost
+import BLEWire
+import Foundation
+
+/// What a peripheral manager reports besides requests (Core Bluetooth's
+/// `CBPeripheralManagerDelegate` callbacks).
+public enum PeripheralManagerEvent: Sendable {
+    /// A central enabled notifications or indications of a characteristic (its Client
+    /// Characteristic Configuration, Core 5.4 Vol 3 Part G §3.3.3.3): `didSubscribeTo`.
+    case subscribed(Central, Characteristic)
+    /// A central disabled them, or disconnected: `didUnsubscribeFrom`.
+    case unsubscribed(Central, Characteristic)
+    /// Room again after `updateValue` returned false: `peripheralManagerIsReady`.
+    case readyToUpdateSubscribers
+    /// A central connected (LE Connection Complete, Vol 4 Part E §7.7.65.1).
+    case connected(Central)
+    /// A central's link went down, with the controller's reason (Vol 4 Part E §7.7.5).
+    case disconnected(Central, reason: HCIStatus)
+}
+
+/// The peripheral role (Core Bluetooth's `CBPeripheralManager`; Core 5.4 Vol 3 Part C §9.3 for
+/// connectable advertising, Part G for the GATT server): publishes services, advertises,
+/// answers centrals' requests and notifies subscribers.
+///
+/// An actor on its host's executor with a host, a controller and a GATT server of its own
+/// (GAP and GATT services included). It starts powered off; `powerOn()` brings the controller
+/// up. Calls that cannot succeed in the current state throw `BLEError` at once.
+public actor PeripheralManager {
+    nonisolated let stack: HostStack
+    let server: GATTServerHandler
+    /// Marks the snapshots this manager hands out.
+    nonisolated let owner = UUID()
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }
+
+    /// Reads of `.dynamic` values, each to be answered with `respond(to:withResult:)`
+    /// (`didReceiveRead`). One listener; requests wait here until read.
+    public nonisolated let readRequests: AsyncStream<ATTRequest>
+    let readSink: AsyncStream<ATTRequest>.Continuation
+    /// Writes: a Write Request's one write or an Execute Write Request's queue (answer the
+    /// first), and Write Commands, which need no answer (`didReceiveWrite`). One listener.
+    public nonisolated let writeRequests: AsyncStream<[ATTRequest]>
+    let writeSink: AsyncStream<[ATTRequest]>.Continuation
+    /// Subscriptions, readiness and connections, in order. One listener.
+    public nonisolated let events: AsyncStream<PeripheralManagerEvent>
+    let eventSink: AsyncStream<PeripheralManagerEvent>.Continuation
+
+    public private(set) var state = ManagerState.poweredOff
+    var stateListeners = Subscribers<ManagerState>()
+    var powerOnWaiters: [CheckedContinuation<Void, Never>] = []
+    var hostStarted = false
+    var isClosed = false
+    var pumps: [Task<Void, Never>] = []
+
+    /// What is advertised, nil when not advertising.
+    var advertisement: AdvertisementData?
+    /// The services published, by service declaration handle.
+    var published: [UInt16: PublishedService] = [:]
+    /// Connected centrals by connection handle.
+    var centrals: [UInt16: LEAddress] = [:]
+    /// What each central subscribed to: connection handle → characteristic value handle → its
+    /// latest Client Characteristic Configuration (Core 5.4 Vol 3 Part G §3.3.3.3).
+    var subscriptions: [UInt16: [UInt16: GATTSubscription]] = [:]
+    /// Waiting for every central to be gone (power off).
+    var centralsGoneWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Requests waiting for the app's answer.
+    var pendingReads: [GATTRequestToken: CheckedContinuation<GATTReadResult, Never>] = [:]
+    var pendingWrites: [GATTRequestToken: CheckedContinuation<GATTWriteResult, Never>] = [:]
+    /// Indications sent and not yet confirmed, by connection handle (one at a time, Vol 3
+    /// Part F §3.3.2).
+    var indicationsInFlight: [UInt16: Int] = [:]
+    /// `updateValue` returned false; `.readyToUpdateSubscribers` follows.
+    var readinessPending = false
+
+    /// A manager with a host of its own on `radio`, publishing the GAP service `gap`.
+    public init(
+        radio: Radio, configuration: HostConfiguration = HostConfiguration(),
+        gap: GAPServiceConfiguration = GAPServiceConfiguration()
+    ) async throws(BLEError) {
+        let database: AttributeDatabase
+        do {
+            database = try AttributeDatabase(gap: gap)
+        } catch {
+            throw .database(error)
+        }
+        stack = await HostStack.make(radio, configuration: configuration)
+        server = GATTServerHandler(
+            server: GATTServer(database: database, configuration: .init(mtu: configuration.preferredATTMTU)))
+        (readRequests, readSink) = AsyncStream.makeStream(of: ATTRequest.self)
+        (writeRequests, writeSink) = AsyncStream.makeStream(of: [ATTRequest].self)
+        (events, eventSink) = AsyncStream.makeStream(of: PeripheralManagerEvent.self)
+        server.setReadHandler { [weak self] request in
+            await self?.receivedRead(request) ?? .error(.unlikelyError)
+        }
+        server.setWriteHandler { [weak self] request in
+            await self?.receivedWrite(request) ?? .error(.unlikelyError)
+        }
+    }
+
+    // MARK: Power
+
+    /// The state now, then every change.
+    public func stateUpdates() -> AsyncStream<ManagerState> {
+        stateListeners.make(initial: state)
+    }
+
+    /// Powers the radio on: the first time, the host starts (HCI Reset and initialisation,
+    /// Core 5.4 Vol 4 Part E §7.3.2) with the GATT server attached, while `.resetting`.
+    public func powerOn() async throws(BLEError) {
+        while state == .resetting { await withCheckedContinuation { powerOnWaiters.append($0) } }
+        guard !isClosed else { throw .closed }
+        switch state {
+        case .poweredOn: return
+        case .unsupported: throw .notPoweredOn(.unsupported)
+        default: break
+        }
+        if !hostStarted {
+            setState(.resetting)
+            await stack.host.setATTServer(server)
+            startPumps()
+            do {
+                try await stack.host.start()
+            } catch {
+                setState(.unsupported)
+                throw .host(error)
+            }
+            hostStarted = true
+        }
+        setState(.poweredOn)
+    }
+
+    /// Powers the radio off: advertising stops and every central is disconnected (Remote
+    /// Device Terminated due to Power Off, 0x15). Published services stay.
+    public func powerOff() async {
+        guard state == .poweredOn else { return }
+        setState(.poweredOff)
+        await stopAdvertising()
+        for handle in centrals.keys.sorted() {
+            _ = try? await stack.host.send(
+                HCI.Disconnect(connectionHandle: handle, reason: .remoteDeviceTerminatedPowerOff))
+        }
+        while !centrals.isEmpty { await withCheckedContinuation { centralsGoneWaiters.append($0) } }
+    }
+
+    /// Powers off and stops the host for good.
+    public func close() async {
+        guard !isClosed else { return }
+        await powerOff()
+        isClosed = true
+        await stack.host.stop()
+        readSink.finish()
+        writeSink.finish()
+        eventSink.finish()
+        stateListeners.finish()
+    }
+
+    func setState(_ new: ManagerState) {
+        guard new != state else { return }
+        state = new
+        stateListeners.yield(new)
+        if new != .resetting {
+            let waiters = powerOnWaiters
+            powerOnWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    func checkPoweredOn() throws(BLEError) {
+        guard !isClosed else { throw .closed }
+        guard state == .poweredOn else { throw .notPoweredOn(state) }
+    }
+
+    // MARK: Centrals
+
+    /// The centrals connected now.
+    public var connectedCentrals: [Central] {
+        get async {
+            var found: [Central] = []
+            for handle in centrals.keys.sorted() { found.append(await central(handle)) }
+            return found
+        }
+    }
+
+    /// A snapshot of the central on `handle`.
+    func central(_ handle: UInt16) async -> Central {
+        let mtu = await stack.host.attMTU(on: handle)
+        // A link already gone while a request was built gets the identifier of no real device.
+        let identifier = centrals[handle]?.peerIdentifier ?? LEAddress(.zero, type: .public).peerIdentifier
+        return Central(identifier: identifier, maximumUpdateValueLength: mtu - 3, connection: handle)
+    }
+}
