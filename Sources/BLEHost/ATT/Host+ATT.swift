@@ -149,6 +149,9 @@ extension Host {
             }
             bearers[handle]!.indication = .idle
             continuation.resume(returning: .success(()))
+            // The GATT server keeps its own record of the indication in flight (Service Changed
+            // makes a client change-aware on confirmation, Vol 3 Part G §2.5.2.1).
+            if let server = attServer { spawn { _ = await server.handle(pdu, connection: handle) } }
             if !bearers[handle]!.indicationWaiters.isEmpty {
                 bearers[handle]!.indicationWaiters.removeFirst().resume()
             }
