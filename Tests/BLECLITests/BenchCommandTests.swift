@@ -3,13 +3,16 @@ import Testing
 
 @Suite("ble bench")
 struct BenchCommandTests {
-    @Test("bench airtime --json: two hosts on the virtual radio reach the model's rule-B write goodput (2M, LL 251, MTU 247, 7.5 ms, encrypted)")
+    @Test(
+        "bench airtime --json: two hosts on the virtual radio reach the model's rule-B write goodput (2M, LL 251, MTU 247, 7.5 ms, encrypted)"
+    )
     func airtimeJSON() throws {
         let result = try CLI.run(
             "bench", "airtime", "--phy", "2M", "--ll", "251", "--mtu", "247", "--interval", "7.5", "--rule", "B",
             "--encrypted", "--bytes", "100000", "--json")
         #expect(result.status == 0, "stderr: \(result.standardError)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         let measured = try #require(object["measuredKbps"] as? Double)
         let predicted = try #require(object["predictedKbps"] as? Double)
         #expect(abs(measured / predicted - 1) < 0.005)

@@ -78,16 +78,19 @@ struct DecodeCommandTests {
 
 @Suite("ble demo")
 struct DemoCommandTests {
-    @Test("The demo: a sensor and a phone on the virtual radio scan, connect, do GATT, receive notifications, disconnect")
+    @Test(
+        "The demo: a sensor and a phone on the virtual radio scan, connect, do GATT, receive notifications, disconnect")
     func demo() throws {
         let result = try CLI.run("demo")
         #expect(result.status == 0, "stderr: \(result.standardError)")
         let output = result.standardOutput
         for line in [
-            "phone: found \"HRS-1\"", "connected: the phone is central", "phone: ATT MTU 247",
-            "Heart Rate (3), Battery (1)", "body sensor location: chest", "battery level 87 %",
+            "phone: found \"HRS-1\"", "phone: connected, ATT MTU 247",
+            "discovered Generic Access, Generic Attribute, Heart Rate, Battery", "body sensor location: chest",
+            "battery level 87 %", "subscribed to Heart Rate Measurement",
             "heart rate 72 bpm", "heart rate 73 bpm", "control point write acknowledged",
-            "phone sees Connection Terminated By Local Host (0x16)", "sensor sees Remote User Terminated Connection (0x13)",
+            "phone sees Connection Terminated By Local Host (0x16)",
+            "sensor sees Remote User Terminated Connection (0x13)",
         ] {
             #expect(output.contains(line), "missing: \(line)")
         }

@@ -61,7 +61,9 @@ struct AirtimeBenchmarkTests {
         #expect(abs(result.measuredKbps - row.writeA) <= row.writeA * 0.005 + 0.5)
     }
 
-    @Test("Nordic's throughput sample configuration (2M, LL 251, MTU 498, unencrypted, 400 ms, rule B): 1415.7 ± 2 kbit/s")
+    @Test(
+        "Nordic's throughput sample configuration (2M, LL 251, MTU 498, unencrypted, 400 ms, rule B): 1415.7 ± 2 kbit/s"
+    )
     func nordicSample() async throws {
         var parameters = AirtimeBenchmark.Parameters()
         parameters.phy = .le2M

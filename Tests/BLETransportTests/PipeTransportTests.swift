@@ -16,7 +16,9 @@ struct PipeTransportTests {
         var received: [H4Packet] = []
         for try await packet in transport.packets { received.append(packet) }
         #expect(received.map(\.type) == [.event])
-        await #expect(throws: HCITransportError.closed) { try await transport.send(H4Packet(command: HCI.Reset().packet)) }
+        await #expect(throws: HCITransportError.closed) {
+            try await transport.send(H4Packet(command: HCI.Reset().packet))
+        }
     }
 }
 

@@ -135,7 +135,8 @@ public enum AirtimeBenchmark {
                 HCI.LECreateConnection(
                     leScanInterval: 0x0010, leScanWindow: 0x0010, peerAddressType: .public, peerAddress: address,
                     connectionParameters: HCI.ConnectionParameters(
-                        connectionIntervalMin: parameters.intervalUnits, connectionIntervalMax: parameters.intervalUnits,
+                        connectionIntervalMin: parameters.intervalUnits,
+                        connectionIntervalMax: parameters.intervalUnits,
                         supervisionTimeout: 3200, minCELength: ceLength, maxCELength: ceLength)))
             let centralHandle = try await nextConnection(&centralEvents)
             let peripheralHandle = try await nextConnection(&peripheralEvents)
@@ -161,7 +162,8 @@ public enum AirtimeBenchmark {
                 try await central.send(
                     HCI.LESetPHY(connectionHandle: centralHandle, txPHYs: phys, rxPHYs: phys, phyOptions: options))
             }
-            let expectedPHY: LEMetaEvent.PHY = parameters.phy == .le1M ? .le1M : parameters.phy == .le2M ? .le2M : .leCoded
+            let expectedPHY: LEMetaEvent.PHY =
+                parameters.phy == .le1M ? .le1M : parameters.phy == .le2M ? .le2M : .leCoded
             try await waitUntil(&centralEvents) {
                 guard let info = await central.connection(centralHandle) else { return false }
                 return Int(info.maxTxOctets) == parameters.llOctets && Int(info.maxRxOctets) == parameters.llOctets

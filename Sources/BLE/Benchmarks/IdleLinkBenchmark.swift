@@ -27,7 +27,8 @@ public enum IdleLinkBenchmark {
         let centralPort = await radio.addController(at: AirPosition(x: 1, y: 0, z: 0))
         let simulation = radio.simulation
         let peripheral = Host(
-            transport: PipeTransport.attached(to: peripheralPort), clock: simulation.clock, executor: simulation.executor)
+            transport: PipeTransport.attached(to: peripheralPort), clock: simulation.clock,
+            executor: simulation.executor)
         let central = Host(
             transport: PipeTransport.attached(to: centralPort), clock: simulation.clock, executor: simulation.executor)
         return try await simulation.run {

@@ -44,10 +44,14 @@ public final class Simulation: Sendable {
     /// added, events scheduled) waits at time zero instead of racing ahead of the body.
     public func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         executor.start()
-        let task = Task(executorPreference: executor) { try await body() }
+        let executor = self.executor
+        let task = Task(executorPreference: executor) {
+            // Time stops the moment the body ends, not when the caller hears of it.
+            defer { executor.endRun() }
+            return try await body()
+        }
         // Counted after the body's first job is queued, so time cannot jump before it runs.
         executor.beginRun()
-        defer { executor.endRun() }
         return try await task.value
     }
 
@@ -183,7 +187,8 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         wakeUp.lock()
         defer { wakeUp.unlock() }
         let hasWork = state.withLock {
-            !$0.jobs.isEmpty || !$0.actions.isEmpty || $0.stopped || ($0.activeRuns > 0 && deadline == nil && queue.nextTime != nil)
+            !$0.jobs.isEmpty || !$0.actions.isEmpty || $0.stopped
+                || ($0.activeRuns > 0 && deadline == nil && queue.nextTime != nil)
         }
         guard !hasWork else { return }
         if let deadline {

@@ -64,7 +64,9 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
             else { throw ValidationError("--event-length must be > 0, ≤ the interval, in steps of 0.625 ms") }
         }
         guard ["A", "B"].contains(rule.uppercased()) else { throw ValidationError("--rule must be A or B") }
-        guard ["write", "notify"].contains(direction) else { throw ValidationError("--direction must be write or notify") }
+        guard ["write", "notify"].contains(direction) else {
+            throw ValidationError("--direction must be write or notify")
+        }
         if let cap, cap < 1 { throw ValidationError("--cap must be at least 1") }
         guard bytes > 0, bytes <= 100_000_000 else { throw ValidationError("--bytes must be 1…100000000") }
     }
@@ -91,7 +93,9 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
         let p = r.parameters
         let eventMs = Double(p.eventLength.nanosecondsClamped) / 1e6
         let intervalMs = Double(p.interval.nanosecondsClamped) / 1e6
-        let direction = p.traffic == .notification ? "notifications (peripheral → central)" : "write without response (central → peripheral)"
+        let direction =
+            p.traffic == .notification
+            ? "notifications (peripheral → central)" : "write without response (central → peripheral)"
         return """
             ble bench airtime — \(p.phy), LL \(p.llOctets), ATT MTU \(p.attMTU), interval \(format(intervalMs)) ms, \
             event \(format(eventMs)) ms, \(p.rule)\(p.packetsPerEventCap.map { ", cap \($0)" } ?? ""), \

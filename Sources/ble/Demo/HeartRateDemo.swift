@@ -1,12 +1,9 @@
-import BLEController
-import BLEHost
-import BLETransport
-import BLEWire
-import Synchronization
+import BLE
 
-/// The demo's story: a heart-rate sensor advertises; a phone scans, connects, discovers,
-/// reads, subscribes, receives measurements, writes the control point, disconnects. Everything
-/// crosses HCI as H4 bytes and the virtual air as timed link-layer packets.
+/// The demo's story, told through swift-ble's public API: a heart-rate sensor (a
+/// `PeripheralManager`) advertises; a phone (a `CentralManager`) scans, connects, discovers,
+/// reads, subscribes, receives measurements, writes the control point, disconnects. Underneath,
+/// everything crosses HCI as H4 bytes and the virtual air as timed link-layer packets.
 enum HeartRateDemo {
     static let heartRate = BluetoothUUID(0x180D)
     static let measurement = BluetoothUUID(0x2A37)
@@ -17,166 +14,130 @@ enum HeartRateDemo {
 
     static func run() async throws {
         let radio = VirtualRadio()
-        let sensorPort = await radio.addController(at: .origin)
-        let phonePort = await radio.addController(at: AirPosition(x: 3, y: 0, z: 0))
         let simulation = radio.simulation
         let log = StoryLog(simulation: simulation)
         let wallStart = ContinuousClock.now
-        let sensor = Host(
-            transport: PipeTransport.attached(to: sensorPort), clock: simulation.clock, executor: simulation.executor)
-        let phone = Host(
-            transport: PipeTransport.attached(to: phonePort), clock: simulation.clock, executor: simulation.executor)
-
         print("swift-ble demo — a heart-rate sensor and a phone, each a swift-ble host on its own virtual")
         print("controller, on one virtual air (air-time model, virtual clock). Times are virtual.\n")
-        try await simulation.run {
-            try await story(sensor: sensor, phone: phone, log: log)
-            await phone.stop()
-            await sensor.stop()
-        }
+        try await simulation.run { try await story(radio: radio, log: log) }
         let wall = wallStart.duration(to: .now)
         print(
-            "\nDone: \(format(seconds(elapsed(simulation)))) s of virtual time in "
+            "\nDone: \(format(seconds(VirtualInstant.zero.duration(to: simulation.now)))) s of virtual time in "
                 + "\(format(seconds(wall), digits: 3)) s of wall time.")
     }
 
-    private static func elapsed(_ simulation: Simulation) -> Duration {
-        VirtualInstant.zero.duration(to: simulation.now)
-    }
+    private static func story(radio: VirtualRadio, log: StoryLog) async throws {
+        let simulation = radio.simulation
+        let sensor = try await PeripheralManager(
+            radio: .virtual(radio), gap: GAPServiceConfiguration(deviceName: "HRS-1", appearance: 0x0341))
+        let phone = await CentralManager(radio: .virtual(radio, position: AirPosition(x: 3, y: 0, z: 0)))
+        try await sensor.powerOn()
+        try await phone.powerOn()
 
-    private static func story(sensor: Host, phone: Host, log: StoryLog) async throws {
-        let simulation = log.simulation
-        // The sensor: a GATT database and its advertising.
-        let database = try AttributeDatabase(
-            gap: GAPServiceConfiguration(deviceName: "HRS-1", appearance: 0x0341),
-            services: [
-                GATTService(
-                    uuid: heartRate,
-                    characteristics: [
-                        GATTCharacteristic(uuid: measurement, properties: [.notify], permissions: [], value: .dynamic),
-                        GATTCharacteristic(
-                            uuid: bodySensorLocation, properties: [.read], permissions: .readable, value: .stored([0x01])),
-                        GATTCharacteristic(
-                            uuid: controlPoint, properties: [.write], permissions: .writeable, value: .dynamic),
-                    ]),
-                GATTService(
-                    uuid: battery,
-                    characteristics: [
-                        GATTCharacteristic(
-                            uuid: batteryLevel, properties: [.read], permissions: .readable, value: .stored([87]))
-                    ]),
-            ])
-        let server = GATTServerHandler(server: GATTServer(database: database))
-        server.setWriteHandler { request in
-            log.say("sensor: control point written \(Hex.string(request.writes.first?.value ?? [])) → accepted")
-            return .success
-        }
-        await sensor.setATTServer(server)
-        var sensorEvents = sensor.events.makeAsyncIterator()
-        var phoneEvents = phone.events.makeAsyncIterator()
-        try await sensor.start()
-        try await phone.start()
+        try await sensor.add(
+            MutableService(
+                uuid: heartRate,
+                characteristics: [
+                    MutableCharacteristic(uuid: measurement, properties: .notify, permissions: [], value: .dynamic),
+                    MutableCharacteristic(
+                        uuid: bodySensorLocation, properties: .read, permissions: .readable, value: .stored([0x01])),
+                    MutableCharacteristic(
+                        uuid: controlPoint, properties: .write, permissions: .writeable, value: .dynamic),
+                ]))
+        try await sensor.add(
+            MutableService(
+                uuid: battery,
+                characteristics: [
+                    MutableCharacteristic(
+                        uuid: batteryLevel, properties: .read, permissions: .readable, value: .stored([87]))
+                ]))
+        try await sensor.startAdvertising(AdvertisementData(localName: "HRS-1", serviceUUIDs: [heartRate, battery]))
+        log.say("sensor: advertising \"HRS-1\" (Heart Rate, Battery)")
 
-        var advertising = AdvertisingDataBuilder()
-        try advertising.append(.flags([.leGeneralDiscoverable, .brEdrNotSupported]))
-        try advertising.append(.serviceUUIDs(complete: true, [heartRate, battery]))
-        try advertising.appendLocalName("HRS-1")
-        let advertisingData = try advertising.build(limit: .legacy)
-        try await sensor.send(HCI.LESetAdvertisingParameters(advertisingIntervalMin: 0xA0, advertisingIntervalMax: 0xA0))
-        try await sensor.send(HCI.LESetAdvertisingData(advertisingData: advertisingData.encoded))
-        try await sensor.send(HCI.LESetAdvertisingEnable(advertisingEnable: true))
-        log.say("sensor: advertising \"HRS-1\" (Heart Rate, Battery) every 100 ms")
-
-        // The phone scans until it sees a device offering Heart Rate.
-        try await phone.send(HCI.LESetScanParameters(leScanType: .active, leScanInterval: 0x60, leScanWindow: 0x30))
-        try await phone.send(HCI.LESetScanEnable(leScanEnable: true, filterDuplicates: true))
-        log.say("phone: scanning")
-        var found: LEMetaEvent.AdvertisingReport.Report?
-        while found == nil, let event = await phoneEvents.next() {
-            guard case .advertisingReport(let report) = event,
-                let data = try? AdvertisingData(decoding: report.data), data.serviceUUIDs.contains(heartRate)
-            else { continue }
-            found = report
-            log.say("phone: found \"\(data.localName ?? "?")\" at \(report.address.address), RSSI \(report.rssi) dBm")
-        }
-        guard let target = found else { return }
-        try await phone.send(HCI.LESetScanEnable(leScanEnable: false))
-        try await phone.send(
-            HCI.LECreateConnection(
-                leScanInterval: 0x60, leScanWindow: 0x60, peerAddressType: target.address.type,
-                peerAddress: target.address.address,
-                connectionParameters: HCI.ConnectionParameters(
-                    connectionIntervalMin: 24, connectionIntervalMax: 24, supervisionTimeout: 400)))
-        log.say("phone: connecting (interval 30 ms)")
-        let handle = try await nextConnection(&phoneEvents)
-        let sensorHandle = try await nextConnection(&sensorEvents)
-        log.say("connected: the phone is central, the sensor peripheral")
-
-        let mtu = try await phone.exchangeMTU(on: handle)
-        log.say("phone: ATT MTU \(mtu)")
-        let client = GATTClient(bearer: HostATTBearer(host: phone, connection: handle))
-        let services = try await client.discoverDatabase()
+        log.say("phone: scanning for Heart Rate")
+        var discoveries = try await phone.scanForPeripherals(withServices: [heartRate]).makeAsyncIterator()
+        guard let discovery = await discoveries.next() else { return }
+        await phone.stopScan()
+        let peripheral = discovery.peripheral
         log.say(
-            "phone: discovered "
-                + services.map { "\(name(of: $0.service.uuid)) (\($0.characteristics.count))" }.joined(separator: ", "))
-        func characteristic(_ uuid: BluetoothUUID) -> GATTDatabaseCache.Characteristic? {
-            services.flatMap(\.characteristics).first { $0.characteristic.uuid == uuid }
+            "phone: found \"\(discovery.advertisementData.localName ?? "?")\", RSSI \(discovery.rssi) dBm, "
+                + "identifier \(peripheral.identifier)")
+
+        var phoneEvents = phone.events.makeAsyncIterator()
+        var sensorEvents = sensor.events.makeAsyncIterator()
+        try await phone.connect(peripheral)
+        log.say("phone: connected, ATT MTU \(await peripheral.mtu)")
+
+        var characteristics: [BluetoothUUID: Characteristic] = [:]
+        let services = try await peripheral.discoverServices()
+        for service in services {
+            for characteristic in try await peripheral.discoverCharacteristics(for: service) {
+                characteristics[characteristic.uuid] = characteristic
+            }
         }
-        if let location = characteristic(bodySensorLocation) {
-            let value = try await client.readValue(handle: location.characteristic.valueHandle)
+        log.say("phone: discovered " + services.map { name(of: $0.uuid) }.joined(separator: ", "))
+        if let location = characteristics[bodySensorLocation] {
+            let value = try await peripheral.readValue(for: location)
             log.say("phone: body sensor location: \(value.first == 1 ? "chest" : "other (\(Hex.string(value)))")")
         }
-        if let level = characteristic(batteryLevel) {
-            let value = try await client.readValue(handle: level.characteristic.valueHandle)
+        if let level = characteristics[batteryLevel] {
+            let value = try await peripheral.readValue(for: level)
             log.say("phone: battery level \(value.first.map(String.init) ?? "?") %")
         }
-        guard let measurementCharacteristic = characteristic(measurement),
-            let cccd = measurementCharacteristic.descriptors.first(where: { $0.uuid == 0x2902 })
-        else { return }
-        try await client.setNotifyValue(true, for: measurementCharacteristic.characteristic, descriptorHandle: cccd.handle)
+
+        guard let measurementCharacteristic = characteristics[measurement] else { return }
+        let values = try await peripheral.values(for: measurementCharacteristic)
+        try await peripheral.setNotifyValue(true, for: measurementCharacteristic)
+        var subscribed: Characteristic?
+        while subscribed == nil, let event = await sensorEvents.next() {
+            if case .subscribed(_, let characteristic) = event { subscribed = characteristic }
+        }
+        guard let published = subscribed else { return }
         log.say("phone: subscribed to Heart Rate Measurement")
 
         // The sensor notifies a measurement every second; the phone prints them as they come.
-        let valueHandle = measurementCharacteristic.characteristic.valueHandle
-        let clock = simulation.clock
         let beats: [UInt8] = [72, 74, 77, 75, 73]
+        let clock = simulation.clock
         let notifier = Task(executorPreference: simulation.executor) {
             for bpm in beats {
                 try await clock.sleep(for: .seconds(1))
-                // Flags 0x00: 8-bit heart rate value (Heart Rate Service §3.1).
-                try await sensor.notify([0x00, bpm], attributeHandle: valueHandle, on: sensorHandle)
+                // Flags 0x00: an 8-bit heart rate value (Heart Rate Service §3.1).
+                _ = try await sensor.updateValue([0x00, bpm], for: published)
             }
         }
         var received = 0
-        while received < beats.count, let event = await phoneEvents.next() {
-            if case .notification(_, valueHandle, let value) = event, value.count >= 2 {
-                received += 1
-                log.say("phone: heart rate \(value[1]) bpm")
-            }
+        for await value in values where value.count >= 2 {
+            log.say("phone: heart rate \(value[1]) bpm")
+            received += 1
+            if received == beats.count { break }
         }
         try await notifier.value
 
-        if let point = characteristic(controlPoint) {
-            try await client.writeValue([0x01], handle: point.characteristic.valueHandle)
+        if let point = characteristics[controlPoint] {
+            let accepting = Task(executorPreference: simulation.executor) {
+                for await requests in sensor.writeRequests {
+                    guard let request = requests.first else { continue }
+                    log.say("sensor: control point written \(Hex.string(request.value ?? [])) → accepted")
+                    await sensor.respond(to: request, withResult: .success)
+                    return
+                }
+            }
+            try await peripheral.writeValue([0x01], for: point, type: .withResponse)
+            await accepting.value
             log.say("phone: control point write acknowledged")
         }
-        await phone.disconnect(handle)
+
+        await phone.cancelPeripheralConnection(peripheral)
         var reasons: [String] = []
-        while reasons.count < 1, let event = await phoneEvents.next() {
+        while reasons.isEmpty, let event = await phoneEvents.next() {
             if case .disconnected(_, let reason) = event { reasons.append("phone sees \(reason)") }
         }
         while reasons.count < 2, let event = await sensorEvents.next() {
             if case .disconnected(_, let reason) = event { reasons.append("sensor sees \(reason)") }
         }
         log.say("disconnected: " + reasons.joined(separator: "; "))
-    }
-
-    static func nextConnection(_ events: inout AsyncStream<HostEvent>.Iterator) async throws -> UInt16 {
-        while let event = await events.next() {
-            if case .connected(let info) = event { return info.handle }
-            if case .connectionFailed(let status) = event { throw HostError.commandFailed(HCI.LECreateConnection.opcode, status) }
-        }
-        throw HostError.stopped
+        await phone.close()
+        await sensor.close()
     }
 
     static func name(of uuid: BluetoothUUID) -> String {
