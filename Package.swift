@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
 // swift-ble: a Bluetooth Low Energy stack and companion-device toolkit in Swift.
 // Layers (dependencies point down only; see docs/ and the README):
-//   ble (CLI) → BLEDevices → BLECompanion → BLE → BLEHost → BLETransport → BLEWire
-//   BLEController → BLEWire (the virtual radio meets the host only through HCI bytes)
+//   ble (CLI) → BLEDevices → BLECompanion → BLE → BLEHost → BLETransport → BLEController → BLEWire
+//   The host and the virtual controller never use each other's types: they meet only through a
+//   transport, as H4 bytes.
 import PackageDescription
 
 let package = Package(
