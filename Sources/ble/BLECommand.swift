@@ -11,6 +11,6 @@ struct BLECommand: AsyncParsableCommand {
             `ble demo` tours the packets of a typical connection. Scanning, connecting, GATT and
             the virtual radio arrive with the host and radio issues (see the README).
             """,
-        subcommands: [DemoCommand.self, DecodeCommand.self, BenchCommand.self]
+        subcommands: [DemoCommand.self, DecodeCommand.self, BenchCommand.self, ControllerCommand.self]
     )
 }

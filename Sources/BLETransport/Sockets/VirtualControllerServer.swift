@@ -1,0 +1,147 @@
+import BLEController
+import BLEWire
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// Serves virtual controllers over HCI, so any host stack (Bumble, Android's, ours) can drive
+/// them: each listener (`tcp-server:HOST:PORT` or `unix:PATH`) carries one controller's UART
+/// transport, H4 with no handshake (Core 5.4 Vol 4 Part A §2).
+///
+/// Policy, per controller:
+/// - One client at a time. A new client replaces the current one (its socket is closed and the
+///   controller reset first), as Bumble's tcp-server transport hands the stream to the newest
+///   connection; a host that restarts is never locked out by its own stale socket.
+/// - A client that disconnects releases the controller: its input stream is forgotten
+///   (`restartTransport()`) and an HCI_Reset runs (Vol 4 Part E §7.3.2), so links drop as after
+///   a reset and the next client starts clean.
+/// - A stream the controller cannot frame (it reports `onTransportFailure`) closes that client
+///   only; other listeners run on.
+/// - Listens only on the addresses given (`_` in a tcp-server moniker means every interface,
+///   as in Bumble).
+///
+/// Call `close()` when done: it closes listeners and clients, releases the controllers and
+/// removes UNIX socket files.
+public actor VirtualControllerServer {
+    /// One listening socket and the controller behind it.
+    public struct Listener: Sendable {
+        /// The listener's number, from 0, in the order `listen` was called (the number client
+        /// events carry).
+        public let index: Int
+        /// Where it listens, with the port the system chose when 0 was asked for.
+        public let moniker: TransportMoniker
+        public let port: VirtualControllerPort
+    }
+
+    /// Why a controller was released.
+    public enum ReleaseReason: Sendable, Hashable {
+        case disconnected
+        case replaced
+        case serverClosed
+    }
+
+    /// What happens to clients, in order per listener.
+    public enum Event: Sendable, Hashable {
+        /// A client's stream now reaches the controller.
+        case attached(listener: Int, peer: String)
+        /// The controller could not frame the client's stream; the client is being closed.
+        case transportFailed(listener: Int, VirtualController.TransportFailure)
+        /// The client is gone and the controller has been reset, ready for the next one.
+        case released(listener: Int, ReleaseReason)
+    }
+
+    /// Client events of every listener (the newest 1024 are kept if nobody reads).
+    public nonisolated let events: AsyncStream<Event>
+    private let eventSink: AsyncStream<Event>.Continuation
+    private let group: any EventLoopGroup
+
+    private struct Bound {
+        let listener: Listener
+        let channel: any Channel
+        let slot: ControllerSlot
+    }
+
+    /// The monikers a server can listen on.
+    private enum ListenAddress {
+        case tcp(host: String, port: UInt16)
+        case unix(path: String)
+    }
+
+    private var bound: [Bound] = []
+    private var nextIndex = 0
+    private var isClosed = false
+
+    public init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.group = group
+        (events, eventSink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    /// The listeners, in the order they were opened.
+    public var listeners: [Listener] { bound.map(\.listener) }
+
+    /// Starts serving `port`'s controller on `moniker` (`tcp-server:HOST:PORT` or `unix:PATH`).
+    @discardableResult
+    public func listen(
+        on moniker: TransportMoniker, serving port: VirtualControllerPort
+    ) async throws(TransportOpenError) -> Listener {
+        let address: ListenAddress
+        switch moniker {
+        case .tcpServer(let host, let port): address = .tcp(host: host, port: port)
+        case .unix(let path): address = .unix(path: path)
+        case .virtual, .tcpClient, .serial, .hciSocket: throw .unsupportedRole(moniker)
+        }
+        guard !isClosed else { throw .listenFailed(moniker, "the server is closed") }
+        // Two listeners would fight over the controller's one host interface.
+        guard !bound.contains(where: { $0.listener.port === port }) else {
+            throw .listenFailed(moniker, "this controller is already served")
+        }
+        let index = nextIndex
+        nextIndex += 1
+        let slot = ControllerSlot(index: index, port: port, events: eventSink)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Reading starts once the controller answers to this client (see ControllerSlot).
+            .childChannelOption(.autoRead, value: false)
+            .childChannelInitializer { channel in slot.accept(channel) }
+        let channel: any Channel
+        let boundMoniker: TransportMoniker
+        do {
+            switch address {
+            case .tcp(let host, let requested):
+                channel = try await bootstrap.bind(host: host == "_" ? "0.0.0.0" : host, port: Int(requested)).get()
+                let actual = channel.localAddress?.port.flatMap(UInt16.init(exactly:)) ?? requested
+                boundMoniker = .tcpServer(host: host, port: actual)
+            case .unix(let path):
+                // A socket file left by an earlier run would make bind fail; only sockets are removed.
+                channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+                boundMoniker = moniker
+            }
+        } catch {
+            await slot.shutdown()
+            throw .listenFailed(moniker, "\(error)")
+        }
+        guard !isClosed else {
+            // Closed while binding: nothing will close this listener later.
+            try? await channel.close()
+            await slot.shutdown()
+            throw .listenFailed(moniker, "the server is closed")
+        }
+        let listener = Listener(index: index, moniker: boundMoniker, port: port)
+        bound.append(Bound(listener: listener, channel: channel, slot: slot))
+        return listener
+    }
+
+    /// Closes every listener and client, releases the controllers, removes UNIX socket files.
+    public func close() async {
+        guard !isClosed else { return }
+        isClosed = true
+        for entry in bound {
+            try? await entry.channel.close()
+            await entry.slot.shutdown()
+            if case .unix(let path) = entry.listener.moniker {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        eventSink.finish()
+    }
+}

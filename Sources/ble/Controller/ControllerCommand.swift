@@ -1,0 +1,163 @@
+import ArgumentParser
+import BLEController
+import BLETransport
+import BLEWire
+import Dispatch
+import Foundation
+
+/// `ble controller`: virtual controllers on one virtual air, each served over HCI (H4 over TCP
+/// or a UNIX socket, Core 5.4 Vol 4 Part A §2), for any host stack to drive.
+struct ControllerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "controller",
+        abstract: "Serve virtual controllers on one virtual air over HCI (H4 over TCP or UNIX sockets).",
+        discussion: """
+            Each --listen adds one controller to a virtual air paced to the wall clock and serves it \
+            on that address as plain H4 with no handshake (what Bumble's tcp-client: and unix: \
+            transports and Android's HCI-over-TCP speak). One host per controller: a new connection \
+            replaces the current one, and a host that disconnects leaves its controller reset for the \
+            next. Stop with Ctrl-C or SIGTERM.
+
+            Example: ble controller --listen tcp-server:127.0.0.1:9001 --listen tcp-server:127.0.0.1:9002
+            """)
+
+    @Option(
+        name: .customLong("listen"),
+        help: "Where a controller listens: tcp-server:HOST:PORT (port 0: any free port) or unix:PATH. Repeatable.")
+    var listen: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Air-time profile whose scheduling (end rule, packets-per-event cap) the controllers use: "
+                + AirTimeProfile.allCases.map(\.name).joined(separator: ", ") + ".",
+            valueName: "NAME"))
+    var profile: String?
+
+    func validate() throws {
+        _ = try Self.monikers(listen)
+        _ = try Self.profile(named: profile)
+    }
+
+    func run() async throws {
+        let monikers = try Self.monikers(listen)
+        var configuration = VirtualController.Configuration()
+        if let profile = try Self.profile(named: profile) {
+            let timing = profile.linkTiming()
+            configuration.scheduling = LinkLayerScheduling(
+                endRule: timing.endRule, maxPacketsPerEvent: timing.maxPacketsPerEvent)
+        }
+        let terminated = TerminationSignals()
+        let radio = VirtualRadio(pacing: .paced(rate: 1))
+        let server = VirtualControllerServer()
+        let log = Task { await Self.log(server.events) }
+        do {
+            for (index, moniker) in monikers.enumerated() {
+                // One metre apart on a line: every controller hears every other.
+                let port = await radio.addController(
+                    at: AirPosition(x: Double(index), y: 0, z: 0), configuration: configuration)
+                let listener = try await server.listen(on: moniker, serving: port)
+                let address = await port.withController { $0.publicAddress }
+                Self.printFlushed("controller \(index + 1) listening on \(listener.moniker), address \(address)")
+            }
+        } catch {
+            await server.close()
+            await log.value
+            throw error
+        }
+        let signal = await terminated.next()
+        Self.printFlushed("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), closing listeners", to: .standardError)
+        await server.close()
+        await log.value
+    }
+
+    static func monikers(_ texts: [String]) throws -> [TransportMoniker] {
+        guard !texts.isEmpty else {
+            throw ValidationError("give at least one --listen tcp-server:HOST:PORT or unix:PATH")
+        }
+        return try texts.map { text in
+            let moniker: TransportMoniker
+            do {
+                moniker = try TransportMoniker(parsing: text)
+            } catch {
+                throw ValidationError("--listen \(text): \(error)")
+            }
+            switch moniker {
+            case .tcpServer, .unix: return moniker
+            case .virtual, .tcpClient, .serial, .hciSocket:
+                throw ValidationError("--listen \(text): a controller listens on tcp-server:HOST:PORT or unix:PATH")
+            }
+        }
+    }
+
+    static func profile(named name: String?) throws -> AirTimeProfile? {
+        guard let name else { return nil }
+        guard let profile = AirTimeProfile(named: name) else {
+            let known = AirTimeProfile.allCases.map(\.name).joined(separator: ", ")
+            throw ValidationError("unknown --profile '\(name)'; known profiles: \(known)")
+        }
+        return profile
+    }
+
+    /// One line per client event, on standard error (standard output carries the listeners).
+    static func log(_ events: AsyncStream<VirtualControllerServer.Event>) async {
+        for await event in events {
+            let line =
+                switch event {
+                case .attached(let index, let peer): "controller \(index + 1): host connected from \(peer)"
+                case .transportFailed(let index, let failure):
+                    "controller \(index + 1): closing the host's connection: \(failure)"
+                case .released(let index, let reason):
+                    switch reason {
+                    case .disconnected: "controller \(index + 1): host disconnected; controller reset"
+                    case .replaced: "controller \(index + 1): host replaced by a new connection; controller reset"
+                    case .serverClosed: "controller \(index + 1): host disconnected by the server; controller reset"
+                    }
+                }
+            printFlushed(line, to: .standardError)
+        }
+    }
+
+    enum Stream { case standardOutput, standardError }
+
+    /// Prints a line and flushes it at once: the line announcing a listener is what scripts
+    /// wait for, and a pipe would otherwise hold it back.
+    static func printFlushed(_ line: String, to stream: Stream = .standardOutput) {
+        let handle: FileHandle =
+            switch stream {
+            case .standardOutput: .standardOutput
+            case .standardError: .standardError
+            }
+        handle.write(Data((line + "\n").utf8))
+    }
+}
+
+/// SIGINT and SIGTERM, delivered as a value instead of ending the process, so the command can
+/// close its listeners and exit 0. Dispatch signal sources: no polling.
+final class TerminationSignals {
+    private let sources: [any DispatchSourceSignal]
+    private let stream: AsyncStream<Int32>
+
+    init() {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.stream = stream
+        let queue = DispatchQueue(label: "ble controller signals")
+        sources = [SIGINT, SIGTERM].map { number in
+            // The default action would end the process before the listeners close.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Waits for the first signal.
+    func next() async -> Int32 {
+        var iterator = stream.makeAsyncIterator()
+        return await iterator.next() ?? SIGTERM
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}
