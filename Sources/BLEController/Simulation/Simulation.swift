@@ -84,6 +84,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     private let state = Mutex(State())
     private let wakeUp = NSCondition()
     private let pacing: Simulation.Pacing
+    private let isPaced: Bool
     /// The event queue; owned by the simulation thread.
     let queue = EventQueue()
     /// Virtual time published for readers on other threads (nanoseconds).
@@ -91,6 +92,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
 
     init(pacing: Simulation.Pacing) {
         self.pacing = pacing
+        if case .paced = pacing { isPaced = true } else { isPaced = false }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
@@ -166,7 +168,9 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
                 }
                 continue
             }
-            let running = state.withLock { $0.activeRuns > 0 }
+            // Paced time follows the wall clock whether or not a run is under way; virtual time
+            // jumps only inside a run.
+            let running = isPaced || state.withLock { $0.activeRuns > 0 }
             guard running, let next = queue.nextTime else {
                 waitForWork(until: nil)
                 continue
