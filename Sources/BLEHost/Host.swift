@@ -130,6 +130,11 @@ public actor Host {
         }
         await transport.close()
         eventSink.finish()
+    }
+
+    deinit {
+        // The host's own thread ends with the host, not at stop(): a stopped host still answers
+        // calls (a second stop(), state queries) on it.
         ownedExecutor?.shutdown()
     }
 
