@@ -7,7 +7,7 @@ extension TransportMoniker {
     ///
     /// `tcp-client:` and `unix:` connect; `tcp-server:` listens and waits for a controller to
     /// connect. `serial:` and `hci-socket:` are not implemented yet and throw
-    /// `TransportOpenError.notImplemented`; `virtual` throws `.requiresVirtualRadio` (attach
+    /// `TransportOpenError.notBuilt`; `virtual` throws `.requiresVirtualRadio` (attach
     /// with `PipeTransport.attached(to:)`).
     public func openHostTransport(
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -17,8 +17,8 @@ extension TransportMoniker {
         case .tcpClient(let host, let port): try await TCPClientTransport.connect(host: host, port: port, group: group)
         case .tcpServer(let host, let port): try await TCPServerTransport.listen(host: host, port: port, group: group)
         case .unix(let path): try await UNIXClientTransport.connect(path: path, group: group)
-        case .serial: throw .notImplemented(.serial)
-        case .hciSocket: throw .notImplemented(.hciSocket)
+        case .serial: throw .notBuilt(.serial)
+        case .hciSocket: throw .notBuilt(.hciSocket)
         }
     }
 }

@@ -105,15 +105,15 @@ struct TransportMonikerTests {
 
     @Test("Opening serial and hci-socket says they are not implemented yet; virtual needs a radio")
     func openingUnbuiltTransports() async {
-        await #expect(throws: TransportOpenError.notImplemented(.serial)) {
+        await #expect(throws: TransportOpenError.notBuilt(.serial)) {
             _ = try await TransportMoniker.serial(.init(device: "/dev/ttyUSB0")).openHostTransport()
         }
-        await #expect(throws: TransportOpenError.notImplemented(.hciSocket)) {
+        await #expect(throws: TransportOpenError.notBuilt(.hciSocket)) {
             _ = try await TransportMoniker.hciSocket(index: 0).openHostTransport()
         }
         await #expect(throws: TransportOpenError.requiresVirtualRadio) {
             _ = try await TransportMoniker.virtual.openHostTransport()
         }
-        #expect(TransportOpenError.notImplemented(.serial).description == "the serial transport is not implemented yet")
+        #expect(TransportOpenError.notBuilt(.serial).description == "the serial transport is not implemented yet")
     }
 }
