@@ -27,6 +27,7 @@ extension Peripheral {
         }
         for service in found { store(service, listed: true) }
         servicesDiscovered = true
+        if serviceUUIDs?.isEmpty ?? true { try await enableServiceChangedIndications(in: found, count: count) }
         return found.compactMap { serviceRecords[$0.startHandle].map { snapshot($0) } }
     }
 

@@ -11,6 +11,10 @@ public enum PeripheralEvent: Sendable {
     /// A notification or indication of a characteristic's value (Core 5.4 Vol 3 Part G §4.10,
     /// §4.11), in arrival order (`didUpdateValueFor`).
     case valueUpdated(Characteristic, [UInt8])
+    /// The peer's database changed (a Service Changed indication, Core 5.4 Vol 3 Part G §7.1):
+    /// the services listed, those overlapping the changed range, are forgotten; discover again
+    /// to see what replaced them (`peripheral(_:didModifyServices:)`).
+    case servicesModified(invalidatedServices: [Service])
 }
 
 /// A remote peripheral as a central sees it (Core Bluetooth's `CBPeripheral`): found by a
@@ -50,6 +54,9 @@ public actor Peripheral {
     var eventListeners = Subscribers<PeripheralEvent>()
     var disconnectionWaiters: [CheckedContinuation<Void, Never>] = []
     var readinessArmed = false
+    /// The Service Changed characteristic value handle, once indications of it are enabled on
+    /// this connection (Core 5.4 Vol 3 Part G §7.1).
+    var serviceChangedHandle: UInt16?
 
     init(address: LEAddress, stack: HostStack, name: String?) {
         self.identifier = address.peerIdentifier
@@ -170,6 +177,7 @@ public actor Peripheral {
         connectionCount += 1
         serviceRecords = [:]
         servicesDiscovered = false
+        serviceChangedHandle = nil
     }
 
     /// The link is gone: what was discovered is forgotten, value streams end, waiters resume.
@@ -177,6 +185,7 @@ public actor Peripheral {
         link = .disconnected
         serviceRecords = [:]
         servicesDiscovered = false
+        serviceChangedHandle = nil
         for var listeners in valueListeners.values { listeners.finish() }
         valueListeners = [:]
         readinessArmed = false
@@ -194,6 +203,9 @@ public actor Peripheral {
     /// A Handle Value Notification or Indication (Core 5.4 Vol 3 Part F §3.4.7) of the value
     /// at `attributeHandle`. Values of characteristics not discovered are dropped.
     func receivedValue(_ value: [UInt8], attributeHandle: UInt16) {
+        if attributeHandle == serviceChangedHandle, let changed = try? ServiceChanged(value: value) {
+            return servicesChanged(changed.affectedRange)
+        }
         guard case let (start, index)? = characteristicPosition(valueHandle: attributeHandle) else { return }
         serviceRecords[start]?.characteristics?[index].value = value
         valueListeners[attributeHandle]?.yield(value)

@@ -29,6 +29,7 @@ extension PeripheralManager {
         }
         let entry = PublishedService(definition: service, handles: handles)
         published[handles.range.lowerBound] = entry
+        announceChange(of: handles.range)
         return snapshot(entry)
     }
 
@@ -38,19 +39,38 @@ extension PeripheralManager {
         guard service.owner == owner, let entry = published[service.handleRange.lowerBound] else {
             throw .unknownAttribute
         }
-        let removed = server.withServer { server -> AttributeDatabaseError? in
+        let removed = server.withServer { server -> Result<ClosedRange<UInt16>, AttributeDatabaseError> in
             do throws(AttributeDatabaseError) {
-                try server.removeService(at: entry.handles.range.lowerBound)
-                return nil
+                return .success(try server.removeService(at: entry.handles.range.lowerBound))
             } catch {
-                return error
+                return .failure(error)
             }
         }
-        if let removed { throw .database(removed) }
+        switch removed {
+        case .success(let range): announceChange(of: range)
+        case .failure(let error): throw .database(error)
+        }
         published[entry.handles.range.lowerBound] = nil
         let valueHandles = Set(entry.handles.characteristics.map(\.valueHandle))
         for connection in subscriptions.keys {
             subscriptions[connection] = subscriptions[connection]?.filter { !valueHandles.contains($0.key) }
+        }
+    }
+
+    /// Sends a Service Changed indication naming `range` (Core 5.4 Vol 3 Part G §7.1) to every
+    /// connected central that enabled it; the server marks the others change-unaware and tells
+    /// them at their next request (§2.5.2.1). Each goes after the indications already queued
+    /// on that link (one outstanding per bearer, Vol 3 Part F §3.3.2).
+    private func announceChange(of range: ClosedRange<UInt16>) {
+        let indications = server.withServer { $0.serviceChanged(range: range) }
+        let host = stack.host
+        for (connection, pdu) in indications {
+            guard case .handleValueIndication(let indication) = pdu else { continue }
+            let value = Array(indication.value)
+            let attributeHandle = indication.handle
+            stack.spawn {
+                try? await host.indicate(value, attributeHandle: attributeHandle, on: connection.rawValue)
+            }
         }
     }
 
