@@ -54,6 +54,13 @@ final class BackgroundProcess: Sendable {
         return process.terminationStatus
     }
 
+    /// Waits for the process to exit by itself (after 60 s, a broken run is stopped with SIGTERM
+    /// so that the suite cannot hang); returns the exit status.
+    func waitForExit() -> Int32 {
+        for _ in 0..<6000 where process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        return stop()
+    }
+
     var terminationReason: Process.TerminationReason { process.terminationReason }
 }
 

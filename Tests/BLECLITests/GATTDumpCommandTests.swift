@@ -23,7 +23,8 @@ struct GATTDumpCommandTests {
     func heartRateStructure() throws {
         let result = try CLI.run("gatt-dump", "00:00:5E:00:53:10", "--json")
         #expect(result.status == 0)
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(root.keys.sorted() == ["services"])
         let services = try #require(root["services"] as? [[String: Any]])
         #expect(services.map { $0["uuid"] as? String } == ["1800", "1801", "180D", "180F", "180A"])
@@ -59,7 +60,8 @@ struct GATTDumpCommandTests {
     func customService() throws {
         let result = try CLI.run("gatt-dump", "00:00:5E:00:53:20", "--json")
         #expect(result.status == 0)
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         let services = try #require(root["services"] as? [[String: Any]])
         let custom = try #require(services.last)
         #expect(custom["uuid"] as? String == "9C5A0001-7A3E-4B8F-9D6C-2F1E0B5A4C3D")

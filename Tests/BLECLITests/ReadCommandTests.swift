@@ -35,7 +35,9 @@ struct ReadCommandTests {
     func missingProperty() throws {
         let result = try CLI.run("read", "00:00:5E:00:53:10", "2A37")
         #expect(result.status == 1)
-        #expect(result.standardError.contains("reading 2A37 Heart Rate Measurement: the characteristic lacks the read property"))
+        #expect(
+            result.standardError.contains(
+                "reading 2A37 Heart Rate Measurement: the characteristic lacks the read property"))
     }
 
     @Test("A characteristic UUID the device does not have is named in the error")

@@ -76,7 +76,8 @@ struct ServeSchemaTests {
         let missing = try CLI.run("serve", "--gatt", "/nonexistent/ble-serve.json")
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("cannot read /nonexistent/ble-serve.json"))
-        let long = try serve(#"{"name":"a name far too long for one advertising PDU","services":[]}"#, "--duration", "1")
+        let long = try serve(
+            #"{"name":"a name far too long for one advertising PDU","services":[]}"#, "--duration", "1")
         #expect(long.status == 1)
         #expect(long.standardError.contains("over the legacy limit of 31"))
     }
@@ -120,13 +121,16 @@ struct ServeOverControllerTests {
 
         let dump = try CLI.run("gatt-dump", address, "--json", "--transport", client)
         #expect(dump.status == 0, "\(dump.standardError)")
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
         let dumped = try #require(root["services"] as? [[String: Any]]).filter {
             !["1800", "1801"].contains($0["uuid"] as? String)
         }
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         // Discover All Primary Services lists primary services only; the secondary one is included.
-        let primaries = try #require(document["services"] as? [[String: Any]]).filter { ($0["primary"] as? Bool) ?? true }
+        let primaries = try #require(document["services"] as? [[String: Any]]).filter {
+            ($0["primary"] as? Bool) ?? true
+        }
         #expect(dumped.count == primaries.count)
         for (got, expected) in zip(dumped, primaries) {
             #expect(got["uuid"] as? String == (expected["uuid"] as? String)?.uppercased())
@@ -136,7 +140,8 @@ struct ServeOverControllerTests {
             for (characteristic, definition) in zip(gotCharacteristics, expectedCharacteristics) {
                 #expect(characteristic["uuid"] as? String == (definition["uuid"] as? String)?.uppercased())
                 #expect(
-                    Set(characteristic["properties"] as? [String] ?? []) == Set(definition["properties"] as? [String] ?? []))
+                    Set(characteristic["properties"] as? [String] ?? [])
+                        == Set(definition["properties"] as? [String] ?? []))
                 let properties = definition["properties"] as? [String] ?? []
                 let configuration = properties.contains("notify") || properties.contains("indicate") ? ["2902"] : []
                 let listed = (definition["descriptors"] as? [[String: Any]] ?? []).compactMap { $0["uuid"] as? String }
@@ -153,7 +158,15 @@ struct ServeOverControllerTests {
         let after = try CLI.run("read", address, note, "--transport", client)
         #expect(after.standardOutput == "776f726c64\n")
 
+        // A subscriber sees the server's indications, and the link's loss when the server stops.
+        let subscriber = try BackgroundProcess(["subscribe", address, "2A1C", "--transport", client])
+        defer { subscriber.stop() }
+        let indicated = try subscriber.lines(1)
+        #expect(["00e40800fe", "00e50800fe"].contains(indicated.first ?? ""))
+
         #expect(server.stop() == 0)
+        #expect(subscriber.waitForExit() == 1)
+        #expect(subscriber.standardError.contains("the link to \(address) went down after"))
         #expect(server.standardOutput.contains("write \(note) (handle "))
         #expect(server.standardOutput.contains(": 776f726c64 by "))
         #expect(server.standardError.contains("stopping: received SIGTERM"))

@@ -20,7 +20,8 @@ enum SampleDevices {
                 uuid: heartRate,
                 characteristics: [
                     MutableCharacteristic(uuid: 0x2A37, properties: .notify, permissions: [], value: .dynamic),
-                    MutableCharacteristic(uuid: 0x2A38, properties: .read, permissions: .readable, value: .stored([0x01])),
+                    MutableCharacteristic(
+                        uuid: 0x2A38, properties: .read, permissions: .readable, value: .stored([0x01])),
                     MutableCharacteristic(uuid: 0x2A39, properties: .write, permissions: .writeable, value: .dynamic),
                 ]),
             MutableService(
@@ -102,7 +103,8 @@ enum SampleDevices {
             MutableService(
                 uuid: battery,
                 characteristics: [
-                    MutableCharacteristic(uuid: 0x2A19, properties: .read, permissions: .readable, value: .stored([100]))
+                    MutableCharacteristic(
+                        uuid: 0x2A19, properties: .read, permissions: .readable, value: .stored([100]))
                 ])
         ],
         advertisement: AdvertisementData(

@@ -75,7 +75,8 @@ struct ScanCommand: AsyncParsableCommand {
         }
         if let manufacturer = data.manufacturerData {
             parts.append(
-                "manufacturer \(Hex.prefixed(manufacturer.companyIdentifier, width: 4)) \(Hex.string(manufacturer.data))")
+                "manufacturer \(Hex.prefixed(manufacturer.companyIdentifier, width: 4)) \(Hex.string(manufacturer.data))"
+            )
         }
         for (uuid, value) in data.serviceData.sorted(by: { $0.key < $1.key }) {
             parts.append("service data \(uuid) \(Hex.string(value))")

@@ -38,6 +38,8 @@ struct SubscribeCommand: AsyncParsableCommand {
     enum Item: Sendable {
         case value([UInt8])
         case stop(String)
+        /// The value stream ended: the link went down.
+        case linkLost
     }
 
     func run() async throws {
@@ -48,15 +50,19 @@ struct SubscribeCommand: AsyncParsableCommand {
         let pacing: RadioOptions.VirtualPacing = count == nil && seconds == nil ? .wallClock : .unpaced
         try await device.withPeripheral(pacing: pacing) { peripheral, session in
             let found = try await peripheral.characteristic(uuid)
-            let values = try await attempt("subscribing to \(uuid.labelled)") { try await peripheral.values(for: found) }
-            try await attempt("subscribing to \(uuid.labelled)") { try await peripheral.setNotifyValue(true, for: found) }
+            let values = try await attempt("subscribing to \(uuid.labelled)") {
+                try await peripheral.values(for: found)
+            }
+            try await attempt("subscribing to \(uuid.labelled)") {
+                try await peripheral.setNotifyValue(true, for: found)
+            }
             let kind = found.properties.contains(.notify) ? "notifications" : "indications"
             Console.err("subscribed to \(uuid.labelled) (\(kind))")
             let (items, sink) = AsyncStream.makeStream(of: Item.self)
             let feeders = [
                 session.spawn {
                     for await value in values { sink.yield(.value(value)) }
-                    sink.yield(.stop("the link went down"))
+                    if !Task.isCancelled { sink.yield(.linkLost) }
                 },
                 session.spawn {
                     guard let seconds, await session.sleep(for: .seconds(seconds)) else { return }
@@ -71,6 +77,7 @@ struct SubscribeCommand: AsyncParsableCommand {
             ]
             var received = 0
             var reason = ""
+            var linkLost = false
             for await item in items {
                 switch item {
                 case .value(let value):
@@ -79,10 +86,17 @@ struct SubscribeCommand: AsyncParsableCommand {
                     if let count, received >= count { reason = "\(count) value\(count == 1 ? "" : "s") received" }
                 case .stop(let why):
                     reason = why
+                case .linkLost:
+                    linkLost = true
                 }
-                if !reason.isEmpty { break }
+                if !reason.isEmpty || linkLost { break }
             }
             for feeder in feeders { feeder.cancel() }
+            if linkLost {
+                throw CommandFailure(
+                    "the link to \(peripheral.address.address) went down after \(received) value"
+                        + (received == 1 ? "" : "s"))
+            }
             Console.err("stopping: \(reason)")
             if await peripheral.state == .connected { _ = try? await peripheral.setNotifyValue(false, for: found) }
         }

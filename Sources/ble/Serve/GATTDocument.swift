@@ -80,7 +80,7 @@ struct GATTDocument: Sendable {
             let (entry, id) = try Self.service(cursor, identified: identified)
             if let id {
                 guard identified[id] == nil else {
-                    throw cursor.member("id").map { $0.fail("a second service with id \"\(id)\"") } ?? cursor.fail("")
+                    throw (cursor.member("id") ?? cursor).fail("a second service with id \"\(id)\"")
                 }
                 identified[id] = entry.definition
             }
@@ -181,9 +181,8 @@ struct GATTDocument: Sendable {
         if uuid == GATTAttributeType.clientCharacteristicConfiguration
             || uuid == GATTAttributeType.characteristicExtendedProperties
         {
-            throw object.member("uuid").map {
-                $0.fail("\(uuid) is added by the server (from the properties); leave it out")
-            } ?? object.fail("")
+            throw (object.member("uuid") ?? object).fail(
+                "\(uuid) is added by the server (from the properties); leave it out")
         }
         guard let valueCursor = object.member("value") else { throw object.fail("missing key \"value\"") }
         let permissions = try object.member("permissions").map(self.permissions) ?? .readable
@@ -288,7 +287,9 @@ struct GATTDocument: Sendable {
             let fields = try manufacturer.object(allowing: ["company", "data"])
             guard let company = fields.member("company") else { throw fields.fail("missing key \"company\"") }
             guard let data = fields.member("data") else { throw fields.fail("missing key \"data\"") }
-            guard let bytes = Hex.bytes(try data.string()) else { throw data.fail("not hex: use pairs of digits 0-9, a-f") }
+            guard let bytes = Hex.bytes(try data.string()) else {
+                throw data.fail("not hex: use pairs of digits 0-9, a-f")
+            }
             advertisement.manufacturerData = ManufacturerData(
                 companyIdentifier: UInt16(try company.integer(in: 0...0xFFFF)), data: bytes)
         }
