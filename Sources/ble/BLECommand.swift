@@ -7,10 +7,18 @@ struct BLECommand: AsyncParsableCommand {
         commandName: "ble",
         abstract: "swift-ble: a Bluetooth Low Energy stack and companion-device toolkit.",
         discussion: """
-            Today the wire layer is built: `ble decode` turns bytes into readable packets and
-            `ble demo` tours the packets of a typical connection. Scanning, connecting, GATT and
-            the virtual radio arrive with the host and radio issues (see the README).
+            `ble demo` tells the story of a heart-rate sensor and a phone on the virtual radio. \
+            `ble scan`, `gatt-dump`, `read`, `write` and `subscribe` are a GATT client, and \
+            `ble serve` a GATT server described by a JSON file; by default they run on the virtual \
+            radio among sample devices (HRS-1 at 00:00:5E:00:53:10, LOG-2 at 00:00:5E:00:53:20, \
+            TAG-3 at 00:00:5E:00:53:30), or with --transport on any controller over HCI. \
+            `ble controller` serves virtual controllers to other hosts over TCP or UNIX sockets, \
+            `ble decode` turns bytes into readable packets and `ble bench` measures the air-time \
+            model.
             """,
-        subcommands: [DemoCommand.self, DecodeCommand.self, BenchCommand.self, ControllerCommand.self]
+        subcommands: [
+            DemoCommand.self, ScanCommand.self, GATTDumpCommand.self, ReadCommand.self, WriteCommand.self,
+            SubscribeCommand.self, ServeCommand.self, ControllerCommand.self, DecodeCommand.self, BenchCommand.self,
+        ]
     )
 }

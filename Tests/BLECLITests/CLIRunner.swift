@@ -23,6 +23,10 @@ enum CLI {
     }
 
     static func run(_ arguments: String...) throws -> CLIResult {
+        try run(arguments)
+    }
+
+    static func run(_ arguments: [String]) throws -> CLIResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

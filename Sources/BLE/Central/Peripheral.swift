@@ -35,8 +35,9 @@ public actor Peripheral {
 
     /// Stable for the peer's identity address (`LEAddress.peerIdentifier`).
     public nonisolated let identifier: UUID
-    /// The address it advertised with.
-    nonisolated let address: LEAddress
+    /// The address it advertised with (Core 5.4 Vol 6 Part B §1.3). Core Bluetooth hides it;
+    /// tools that name devices by address (`ble read F0:F1:…`) need it.
+    public nonisolated let address: LEAddress
     nonisolated let stack: HostStack
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }

@@ -45,8 +45,8 @@ extension Peripheral {
     func snapshot(_ record: CharacteristicRecord) -> Characteristic {
         Characteristic(
             uuid: record.discovered.uuid, properties: record.discovered.properties,
-            handle: record.discovered.valueHandle, serviceUUID: record.serviceUUID, value: record.value,
-            isNotifying: record.isNotifying,
+            declarationHandle: record.discovered.declarationHandle, handle: record.discovered.valueHandle,
+            serviceUUID: record.serviceUUID, value: record.value, isNotifying: record.isNotifying,
             descriptors: record.descriptors?.map { snapshot($0, of: record.discovered.valueHandle) }, owner: identifier)
     }
 

@@ -25,6 +25,8 @@ public struct Characteristic: Sendable, Hashable, CustomStringConvertible {
     public let uuid: BluetoothUUID
     /// What the characteristic declaration allows (§3.3.1.1).
     public let properties: CharacteristicProperties
+    /// The characteristic declaration's handle (§3.3.1).
+    public let declarationHandle: UInt16
     /// The Characteristic Value handle: what reads, writes and notifications name.
     public let handle: UInt16
     /// The UUID of the service it belongs to.

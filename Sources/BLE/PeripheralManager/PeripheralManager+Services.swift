@@ -136,8 +136,9 @@ extension PeripheralManager {
         }
         let subscribed = subscriptions.values.contains { $0[valueHandle] != nil }
         return Characteristic(
-            uuid: handles.uuid, properties: properties, handle: valueHandle, serviceUUID: entry.handles.uuid,
-            value: value, isNotifying: subscribed, descriptors: descriptors, owner: owner)
+            uuid: handles.uuid, properties: properties, declarationHandle: handles.declarationHandle,
+            handle: valueHandle, serviceUUID: entry.handles.uuid, value: value, isNotifying: subscribed,
+            descriptors: descriptors, owner: owner)
     }
 
     /// The published characteristic `characteristic` names, and its definition.

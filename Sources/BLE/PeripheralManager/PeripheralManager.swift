@@ -171,6 +171,16 @@ public actor PeripheralManager {
 
     // MARK: Centrals
 
+    /// The address centrals see: the controller's public address (Read BD_ADDR, Core 5.4 Vol 4
+    /// Part E §7.4.6), which advertising uses as its own address (§7.8.5); nil until powered on,
+    /// or when the controller reported none.
+    public var address: LEAddress? {
+        get async {
+            guard hostStarted, let address = await stack.host.controllerInfo.address else { return nil }
+            return LEAddress(address, type: .public)
+        }
+    }
+
     /// The centrals connected now.
     public var connectedCentrals: [Central] {
         get async {

@@ -1,0 +1,104 @@
+import ArgumentParser
+import BLE
+
+/// The device a GATT command talks to, and how to reach it: `ADDRESS [--timeout S]
+/// [--transport MONIKER]`.
+struct DeviceArguments: ParsableArguments {
+    @Argument(help: ArgumentHelp("The device's address, as `ble scan` prints it.", valueName: "address"))
+    var address: String
+
+    @Option(help: "How long to scan for the device, in seconds (virtual time on the virtual radio).")
+    var timeout: Double = 5
+
+    @OptionGroup var radio: RadioOptions
+
+    func validate() throws {
+        _ = try deviceAddress()
+        try checkSeconds(timeout, option: "--timeout")
+    }
+
+    func deviceAddress() throws -> BluetoothAddress {
+        guard let address = BluetoothAddress(address) else {
+            throw ValidationError("'\(address)' is not a device address; expected six octets in hex: F0:F1:F2:F3:F4:F5")
+        }
+        return address
+    }
+
+    /// Runs `body` connected to the device: scans until it advertises (Core Bluetooth has no
+    /// connect-by-address: a central connects to what it discovered), connects, and disconnects
+    /// afterwards whatever happens.
+    func withPeripheral<T: Sendable>(
+        pacing: RadioOptions.VirtualPacing = .unpaced,
+        _ body: @escaping @Sendable (Peripheral, RadioSession) async throws -> T
+    ) async throws -> T {
+        let address = try deviceAddress()
+        let timeout = self.timeout
+        return try await radio.withRadio(pacing: pacing) { session in
+            let central = await CentralManager(radio: session.radio)
+            do {
+                try await attempt("powering on") { try await central.powerOn() }
+                let peripheral = try await Self.find(address, central: central, session: session, timeout: timeout)
+                try await attempt("connecting to \(address)") { try await central.connect(peripheral) }
+                let result = try await body(peripheral, session)
+                // Remote User Terminated Connection (0x13), rather than the power-off of close().
+                await central.cancelPeripheralConnection(peripheral)
+                await central.close()
+                return result
+            } catch {
+                await central.close()
+                throw error
+            }
+        }
+    }
+
+    /// Scans until `address` advertises, for at most `timeout` seconds of the radio's clock.
+    static func find(
+        _ address: BluetoothAddress, central: CentralManager, session: RadioSession, timeout: Double
+    ) async throws -> Peripheral {
+        let discoveries = try await attempt("scanning") { try await central.scanForPeripherals() }
+        let timer = session.spawn {
+            // The scan's stream ends when the scan stops.
+            if await session.sleep(for: .seconds(timeout)) { await central.stopScan() }
+        }
+        var found: Peripheral?
+        for await discovery in discoveries where discovery.peripheral.address.address == address {
+            found = discovery.peripheral
+            break
+        }
+        timer.cancel()
+        await central.stopScan()
+        guard let found else { throw GATTCommandError.notAdvertised(address, seconds: timeout) }
+        return found
+    }
+}
+
+/// A characteristic UUID argument.
+func parseUUID(_ text: String, what: String = "characteristic UUID") throws -> BluetoothUUID {
+    guard let uuid = BluetoothUUID(text) else {
+        throw ValidationError(
+            "'\(text)' is not a \(what); expected 4 or 8 hex digits (180D) or the 8-4-4-4-12 form")
+    }
+    return uuid
+}
+
+/// A number of seconds given on the command line: positive and at most a year.
+func checkSeconds(_ seconds: Double, option: String) throws {
+    guard seconds > 0, seconds <= 365 * 24 * 3600 else {
+        throw ValidationError("\(option) \(seconds): expected a number of seconds above 0 and at most a year")
+    }
+}
+
+extension Peripheral {
+    /// Discovers every primary service and its characteristics, and returns the first
+    /// characteristic with `uuid` (Core 5.4 Vol 3 Part G §4.4.1, §4.6.1).
+    func characteristic(_ uuid: BluetoothUUID) async throws -> Characteristic {
+        let services = try await attempt("discovering services") { try await discoverServices() }
+        for service in services {
+            let characteristics = try await attempt("discovering characteristics of \(service.uuid.labelled)") {
+                try await discoverCharacteristics(for: service)
+            }
+            if let found = characteristics.first(where: { $0.uuid == uuid }) { return found }
+        }
+        throw GATTCommandError.characteristicNotFound(uuid, on: address.address)
+    }
+}

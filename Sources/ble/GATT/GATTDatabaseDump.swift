@@ -1,0 +1,129 @@
+import BLE
+
+/// A peer's attribute database as a client's full discovery finds it: every primary service
+/// (Core 5.4 Vol 3 Part G §4.4.1), its included services (§4.5.1), characteristics (§4.6.1) and
+/// descriptors (§4.7.1).
+struct GATTDatabaseDump: Sendable {
+    struct DescriptorEntry: Sendable {
+        var uuid: BluetoothUUID
+        var handle: UInt16
+    }
+
+    struct CharacteristicEntry: Sendable {
+        var uuid: BluetoothUUID
+        var declaration: UInt16
+        var value: UInt16
+        var properties: CharacteristicProperties
+        var descriptors: [DescriptorEntry]
+    }
+
+    struct ServiceEntry: Sendable {
+        var uuid: BluetoothUUID
+        var start: UInt16
+        var end: UInt16
+        var includes: [Service]
+        var characteristics: [CharacteristicEntry]
+    }
+
+    var services: [ServiceEntry]
+
+    /// Runs the discovery over the current connection.
+    static func discover(_ peripheral: Peripheral) async throws -> GATTDatabaseDump {
+        let services = try await attempt("discovering services") { try await peripheral.discoverServices() }
+        var entries: [ServiceEntry] = []
+        for service in services.sorted(by: { $0.handleRange.lowerBound < $1.handleRange.lowerBound }) {
+            let name = service.uuid.labelled
+            let includes = try await attempt("discovering the services \(name) includes") {
+                try await peripheral.discoverIncludedServices(for: service)
+            }
+            let characteristics = try await attempt("discovering characteristics of \(name)") {
+                try await peripheral.discoverCharacteristics(for: service)
+            }
+            var characteristicEntries: [CharacteristicEntry] = []
+            for characteristic in characteristics {
+                let descriptors = try await attempt("discovering descriptors of \(characteristic.uuid.labelled)") {
+                    try await peripheral.discoverDescriptors(for: characteristic)
+                }
+                characteristicEntries.append(
+                    CharacteristicEntry(
+                        uuid: characteristic.uuid, declaration: characteristic.declarationHandle,
+                        value: characteristic.handle, properties: characteristic.properties,
+                        descriptors: descriptors.map { DescriptorEntry(uuid: $0.uuid, handle: $0.handle) }))
+            }
+            entries.append(
+                ServiceEntry(
+                    uuid: service.uuid, start: service.handleRange.lowerBound, end: service.handleRange.upperBound,
+                    includes: includes, characteristics: characteristicEntries))
+        }
+        return GATTDatabaseDump(services: entries)
+    }
+
+    /// `{"services":[{"uuid","start","end","characteristics":[{"uuid","declaration","value",
+    /// "properties":[…],"descriptors":[{"uuid","handle"}]}]}]}`, in exactly that key order, no
+    /// spaces: 16-bit UUIDs as four upper-case hex digits, 128-bit ones in upper-case canonical
+    /// form, handles as integers, properties by Core Bluetooth's names.
+    var json: String {
+        JSONText.object([
+            (
+                "services",
+                JSONText.array(
+                    services.map { service in
+                        JSONText.object([
+                            ("uuid", Self.json(service.uuid)),
+                            ("start", String(service.start)),
+                            ("end", String(service.end)),
+                            ("characteristics", JSONText.array(service.characteristics.map(Self.json))),
+                        ])
+                    })
+            )
+        ])
+    }
+
+    private static func json(_ characteristic: CharacteristicEntry) -> String {
+        JSONText.object([
+            ("uuid", json(characteristic.uuid)),
+            ("declaration", String(characteristic.declaration)),
+            ("value", String(characteristic.value)),
+            ("properties", JSONText.array(PropertyNames.names(characteristic.properties).map(JSONText.string))),
+            (
+                "descriptors",
+                JSONText.array(
+                    characteristic.descriptors.map {
+                        JSONText.object([("uuid", json($0.uuid)), ("handle", String($0.handle))])
+                    })
+            ),
+        ])
+    }
+
+    /// A 16-bit UUID as four hex digits, any other (32-bit aliases too) in canonical form.
+    private static func json(_ uuid: BluetoothUUID) -> String {
+        JSONText.string(uuid.uuid16 != nil ? uuid.description : uuid.uuidString)
+    }
+
+    /// A readable tree: services with their handle ranges, includes, characteristics (declaration
+    /// and value handles, properties) and descriptors, with the names of well-known UUIDs.
+    var text: [String] {
+        var lines: [String] = []
+        for service in services {
+            lines.append("service \(Self.handle(service.start))…\(Self.handle(service.end))  \(service.uuid.labelled)")
+            for include in service.includes {
+                lines.append(
+                    "  includes \(Self.handle(include.handleRange.lowerBound))…"
+                        + "\(Self.handle(include.handleRange.upperBound))  \(include.uuid.labelled)"
+                        + (include.isPrimary ? "" : " (secondary)"))
+            }
+            for characteristic in service.characteristics {
+                let properties = PropertyNames.names(characteristic.properties).joined(separator: ", ")
+                lines.append(
+                    "  characteristic \(Self.handle(characteristic.declaration)), value "
+                        + "\(Self.handle(characteristic.value))  \(characteristic.uuid.labelled)  [\(properties)]")
+                for descriptor in characteristic.descriptors {
+                    lines.append("    descriptor \(Self.handle(descriptor.handle))  \(descriptor.uuid.labelled)")
+                }
+            }
+        }
+        return lines
+    }
+
+    private static func handle(_ value: UInt16) -> String { Hex.prefixed(value, width: 4) }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A `ble` process that runs while a test talks to it (`ble controller`, `ble serve`): its
+/// standard output is collected as it comes, and it is stopped by its PID with SIGTERM.
+final class BackgroundProcess: Sendable {
+    private let process: Process
+    private let output = CollectedText()
+    private let errors = CollectedText()
+
+    init(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        self.process = process
+        for (pipe, buffer) in [(out, output), (err, errors)] {
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                } else {
+                    buffer.append(String(decoding: data, as: UTF8.self))
+                }
+            }
+        }
+        try process.run()
+    }
+
+    var standardOutput: String { output.text }
+    var standardError: String { errors.text }
+
+    /// Waits until standard output has `count` lines (a limit of 60 s only keeps a broken run
+    /// from hanging the suite) and returns them.
+    func lines(_ count: Int) throws -> [String] {
+        for _ in 0..<6000 {
+            let lines = standardOutput.split(separator: "\n").map(String.init)
+            if lines.count >= count { return lines }
+            if !process.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        throw BackgroundProcessError.noOutput(standardOutput, standardError)
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Waits for the process to exit by itself (after 60 s, a broken run is stopped with SIGTERM
+    /// so that the suite cannot hang); returns the exit status.
+    func waitForExit() -> Int32 {
+        for _ in 0..<6000 where process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        return stop()
+    }
+
+    var terminationReason: Process.TerminationReason { process.terminationReason }
+}
+
+/// Text a pipe's handler appends on its own thread while the test reads it.
+final class CollectedText: Sendable {
+    private let collected = Mutex("")
+
+    func append(_ text: String) { collected.withLock { $0 += text } }
+    var text: String { collected.withLock { $0 } }
+}
+
+enum BackgroundProcessError: Error, CustomStringConvertible {
+    case noOutput(String, String)
+
+    var description: String {
+        switch self {
+        case .noOutput(let out, let err): "the process did not print the expected lines; out: \(out) err: \(err)"
+        }
+    }
+}

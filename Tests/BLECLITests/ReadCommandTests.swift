@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@Suite("ble read")
+struct ReadCommandTests {
+    static let logger = "00:00:5E:00:53:20"
+    static func loggerUUID(_ first: String) -> String { "\(first)-7A3E-4B8F-9D6C-2F1E0B5A4C3D" }
+
+    @Test("Read Characteristic Value (Core 5.4 Vol 3 Part G §4.8.1) prints the value in hex")
+    func shortValue() throws {
+        let result = try CLI.run("read", "00:00:5E:00:53:10", "2A19")
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "57\n")
+    }
+
+    @Test("Read Long Characteristic Values (§4.8.3): a 300-octet value comes whole, past one ATT_MTU")
+    func longValue() throws {
+        let result = try CLI.run("read", Self.logger, Self.loggerUUID("9C5A0002"))
+        #expect(result.status == 0)
+        let text = (0..<10).map { "entry \($0): temperature 21.\($0) C, ok;\n" }.joined()
+        let expected = text.utf8.prefix(300).map { String(format: "%02x", $0) }.joined()
+        #expect(result.standardOutput == expected + "\n")
+    }
+
+    @Test("An ATT Error Response (Vol 3 Part F §3.4.1.1) is reported by name with exit status 1")
+    func attError() throws {
+        // The secret needs an encrypted link; this one is not.
+        let result = try CLI.run("read", Self.logger, Self.loggerUUID("9C5A0006"))
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("ATT error Insufficient Authentication (0x05)"))
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test("A characteristic without the read property is refused before anything is sent")
+    func missingProperty() throws {
+        let result = try CLI.run("read", "00:00:5E:00:53:10", "2A37")
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.contains(
+                "reading 2A37 Heart Rate Measurement: the characteristic lacks the read property"))
+    }
+
+    @Test("A characteristic UUID the device does not have is named in the error")
+    func unknownCharacteristic() throws {
+        let result = try CLI.run("read", "00:00:5E:00:53:10", "2A99")
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("no characteristic 2A99 on 00:00:5E:00:53:10"))
+    }
+
+    @Test("A malformed UUID is a usage error")
+    func malformedUUID() throws {
+        let result = try CLI.run("read", "00:00:5E:00:53:10", "2A1")
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("'2A1' is not a characteristic UUID"))
+    }
+}
