@@ -69,6 +69,8 @@ public final class HCISocketTransport: HCITransport {
     /// Room for the largest packet a read can return (indicator, ACL header, 65,535 octets),
     /// so a datagram is never cut.
     static let readCapacity = 1 + 4 + 0xFFFF
+    /// 100 ms polls a send waits for room before giving up.
+    static let maximumWriteWaits = 50
 
     /// Opens the user channel of adapter `index` (hci0 is 0). The adapter must be down and the
     /// process needs CAP_NET_ADMIN; each failure says which.
@@ -126,6 +128,7 @@ public final class HCISocketTransport: HCITransport {
         let bytes = packet.encoded
         let failure: HCITransportError? = writer.withLock { descriptor in
             guard descriptor >= 0 else { return .closed }
+            var waits = 0
             while true {
                 let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
                 if written == bytes.count { return nil }
@@ -133,7 +136,12 @@ public final class HCISocketTransport: HCITransport {
                 switch errno {
                 case EINTR: continue
                 case EAGAIN, EWOULDBLOCK:
-                    // The adapter's queue is full: wait until it takes the packet.
+                    // The adapter's queue is full: wait until it takes the packet, but not
+                    // forever (a controller that stopped reading is a dead link).
+                    guard waits < Self.maximumWriteWaits else {
+                        return .io("the adapter accepted no packet for \(Self.maximumWriteWaits / 10) s")
+                    }
+                    waits += 1
                     var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                     _ = poll(&poller, 1, 100)
                 case EPIPE, ECONNRESET, ENOTCONN, ENODEV: return .closed

@@ -14,8 +14,10 @@ extension TransportMoniker {
     ) async throws(TransportOpenError) -> any HCITransport {
         switch self {
         case .virtual: throw .requiresVirtualRadio
-        case .tcpClient(let host, let port): return try await TCPClientTransport.connect(host: host, port: port, group: group)
-        case .tcpServer(let host, let port): return try await TCPServerTransport.listen(host: host, port: port, group: group)
+        case .tcpClient(let host, let port):
+            return try await TCPClientTransport.connect(host: host, port: port, group: group)
+        case .tcpServer(let host, let port):
+            return try await TCPServerTransport.listen(host: host, port: port, group: group)
         case .unix(let path): return try await UNIXClientTransport.connect(path: path, group: group)
         case .serial(let line):
             do throws(SerialLineError) {

@@ -97,7 +97,9 @@ struct PacketCaptureTests {
         let tick = Atomic<Int64>(0)
         let transport = CapturingTransport(
             wrapping: pipe, capture: capture,
-            timestamps: CaptureTimestamps { BTSnoopTimestamp(unixMicroseconds: tick.add(100, ordering: .relaxed).newValue) })
+            timestamps: CaptureTimestamps {
+                BTSnoopTimestamp(unixMicroseconds: tick.add(100, ordering: .relaxed).newValue)
+            })
         var incoming = transport.packets.makeAsyncIterator()
         try await transport.send(Self.reset)
         pipe.deliver(Self.resetComplete)
@@ -108,7 +110,8 @@ struct PacketCaptureTests {
         #expect(sentToController.withLock { $0 } == [Self.reset, Self.acl])
 
         let records = try file.records()
-        #expect(try records.map { try $0.packet(datalink: .h4) } == [Self.reset, Self.resetComplete, Self.acl, Self.acl])
+        #expect(
+            try records.map { try $0.packet(datalink: .h4) } == [Self.reset, Self.resetComplete, Self.acl, Self.acl])
         #expect(records.map(\.direction) == [.sent, .received, .sent, .received])
         #expect(records.map(\.isCommandOrEvent) == [true, true, false, false])
         #expect(records.map(\.timestamp.unixMicroseconds) == [100, 200, 300, 400])

@@ -97,32 +97,42 @@ struct BTSnoopTests {
     func badMagic() {
         var bytes = Self.resetAtEpoch
         bytes[0] = 0x42
-        #expect(throws: DecodeError(
-            context: "btsnoop file header", field: "Identification Pattern", offset: 0,
-            reason: .invalidValue(0x4274_736E_6F6F_7000))) { try BTSnoopReader(bytes) }
-        #expect(throws: DecodeError(
-            context: "btsnoop file header", field: "Identification Pattern", offset: 0,
-            reason: .truncated(needed: 8, available: 5))) { try BTSnoopReader(Array(bytes.prefix(5))) }
+        #expect(
+            throws: DecodeError(
+                context: "btsnoop file header", field: "Identification Pattern", offset: 0,
+                reason: .invalidValue(0x4274_736E_6F6F_7000))
+        ) { try BTSnoopReader(bytes) }
+        #expect(
+            throws: DecodeError(
+                context: "btsnoop file header", field: "Identification Pattern", offset: 0,
+                reason: .truncated(needed: 8, available: 5))
+        ) { try BTSnoopReader(Array(bytes.prefix(5))) }
     }
 
     @Test("Version other than 1 and datalinks other than 1001/1002 are refused")
     func unsupportedHeader() {
         var version2 = Self.resetAtEpoch
         version2[11] = 2
-        #expect(throws: DecodeError(
-            context: "btsnoop file header", field: "Version Number", offset: 8, reason: .invalidValue(2))) {
+        #expect(
+            throws: DecodeError(
+                context: "btsnoop file header", field: "Version Number", offset: 8, reason: .invalidValue(2))
+        ) {
             try BTSnoopReader(version2)
         }
         var datalink = Self.resetAtEpoch
         datalink[14] = 0x03
         datalink[15] = 0xEB  // 1003
-        #expect(throws: DecodeError(
-            context: "btsnoop file header", field: "Datalink Type", offset: 12, reason: .invalidValue(1003))) {
+        #expect(
+            throws: DecodeError(
+                context: "btsnoop file header", field: "Datalink Type", offset: 12, reason: .invalidValue(1003))
+        ) {
             try BTSnoopReader(datalink)
         }
-        #expect(throws: DecodeError(
-            context: "btsnoop file header", field: "Datalink Type", offset: 12,
-            reason: .truncated(needed: 4, available: 2))) { try BTSnoopReader(Array(Self.resetAtEpoch.prefix(14))) }
+        #expect(
+            throws: DecodeError(
+                context: "btsnoop file header", field: "Datalink Type", offset: 12,
+                reason: .truncated(needed: 4, available: 2))
+        ) { try BTSnoopReader(Array(Self.resetAtEpoch.prefix(14))) }
     }
 
     @Test("A header alone is an empty capture")
@@ -144,9 +154,11 @@ struct BTSnoopTests {
             var reader = try BTSnoopReader(Array(whole.prefix(cut)))
             #expect(try reader.next()?.data == Self.reset.encoded[...])
             #expect(reader.offset == secondStart)
-            #expect(throws: DecodeError(
-                context: "btsnoop record", field: field, offset: offset,
-                reason: .truncated(needed: needed, available: available))) { try reader.next() }
+            #expect(
+                throws: DecodeError(
+                    context: "btsnoop record", field: field, offset: offset,
+                    reason: .truncated(needed: needed, available: available))
+            ) { try reader.next() }
             // The reader stays at the damaged record's start.
             #expect(reader.offset == secondStart)
             #expect(reader.recordCount == 1)
@@ -158,9 +170,11 @@ struct BTSnoopTests {
         var bytes = Self.resetAtEpoch
         bytes[19] = 3  // original 3, included 4
         var reader = try BTSnoopReader(bytes)
-        #expect(throws: DecodeError(
-            context: "btsnoop record", field: "Included Length", offset: 20,
-            reason: .outOfRange(value: 4, allowed: 0...3))) { try reader.next() }
+        #expect(
+            throws: DecodeError(
+                context: "btsnoop record", field: "Included Length", offset: 20,
+                reason: .outOfRange(value: 4, allowed: 0...3))
+        ) { try reader.next() }
     }
 
     @Test("An included length of 4 GiB is a truncation error, not an allocation")
@@ -168,9 +182,11 @@ struct BTSnoopTests {
         var bytes = Self.resetAtEpoch
         bytes.replaceSubrange(16..<24, with: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
         var reader = try BTSnoopReader(bytes)
-        #expect(throws: DecodeError(
-            context: "btsnoop record", field: "Packet Data", offset: 40,
-            reason: .truncated(needed: 0xFFFF_FFFF, available: 4))) { try reader.next() }
+        #expect(
+            throws: DecodeError(
+                context: "btsnoop record", field: "Packet Data", offset: 40,
+                reason: .truncated(needed: 0xFFFF_FFFF, available: 4))
+        ) { try reader.next() }
     }
 
     @Test("Time stamps far from today saturate and still print")
