@@ -1,8 +1,9 @@
 import ArgumentParser
 import BLEWire
+import Foundation
 
-/// `ble decode HEX… [--json] [--as LAYER]`: renders bytes as packets, or says exactly why they
-/// do not decode (exit status 1).
+/// `ble decode HEX… [--json] [--as LAYER]` or `ble decode --btsnoop FILE [--json]`: renders
+/// bytes or a capture as packets, or says exactly why they do not decode (exit status 1).
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
@@ -13,11 +14,17 @@ struct DecodeCommand: ParsableCommand {
               ble decode 040e0401030c00
             Spaces and colons between hex digits are ignored, so the bytes may be split over
             several arguments. --as decodes one PDU of another layer instead.
+            --btsnoop FILE prints every record of a btsnoop capture (btmon, Android's snoop
+            log, ble --capture): its number, time (UTC), direction and packet; a damaged file
+            prints the records before the damage, then the error.
             """
     )
 
     @Argument(help: "The bytes, in hex.")
-    var hex: [String]
+    var hex: [String] = []
+
+    @Option(name: .customLong("btsnoop"), help: "Decode the btsnoop capture in this file instead.")
+    var btsnoopPath: String?
 
     @Flag(help: "Print one JSON object per packet.")
     var json = false
@@ -26,6 +33,13 @@ struct DecodeCommand: ParsableCommand {
     var layer: WireLayer = .h4
 
     func run() throws {
+        if let btsnoopPath {
+            guard hex.isEmpty, layer == .h4 else {
+                throw ValidationError("--btsnoop takes a file: give no hex bytes and no --as")
+            }
+            try BTSnoopPrinter(json: json).print(path: btsnoopPath)
+            return
+        }
         guard let bytes = Hex.bytes(hex.joined()) else {
             throw ValidationError("the input is not hex: use pairs of digits 0-9, a-f")
         }
@@ -107,5 +121,71 @@ enum WireLayer: String, ExpressibleByArgument, CaseIterable {
                     + (parser.pendingByteCount == 1 ? "" : "s") + " of a packet whose header or body is cut short")
         }
         return renderings
+    }
+}
+
+/// Prints the records of a btsnoop file, one line each.
+struct BTSnoopPrinter {
+    var json: Bool
+
+    func print(path: String) throws(DecodeFailure) {
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw DecodeFailure(message: "cannot read \(path): \((error as NSError).localizedDescription)")
+        }
+        var reader: BTSnoopReader
+        do {
+            reader = try BTSnoopReader(bytes)
+        } catch {
+            throw DecodeFailure(message: "\(path) is not a btsnoop capture this tool reads: \(error)")
+        }
+        var undecodable = 0
+        while true {
+            let offset = reader.offset
+            let record: BTSnoopRecord
+            do {
+                guard let next = try reader.next() else { break }
+                record = next
+            } catch {
+                throw DecodeFailure(
+                    message: "\(path): record \(reader.recordCount + 1) at offset \(offset) is damaged: \(error)")
+            }
+            let packet: RenderedValue
+            do {
+                packet = try HCIPacket(record.packet(datalink: reader.datalink)).rendered
+            } catch {
+                undecodable += 1
+                packet = .object(
+                    name: "undecodable",
+                    fields: [("error", .string("\(error)")), ("data", .bytes(Array(record.data)))])
+            }
+            Swift.print(line(index: reader.recordCount, record: record, packet: packet))
+        }
+        if undecodable > 0 {
+            throw DecodeFailure(
+                message: "\(path): \(undecodable) of \(reader.recordCount) packets did not decode")
+        }
+    }
+
+    private func line(index: Int, record: BTSnoopRecord, packet: RenderedValue) -> String {
+        let direction = record.direction == .sent ? "host→controller" : "controller→host"
+        if json {
+            var fields: [(String, RenderedValue)] = [
+                ("index", .integer(Int64(index))),
+                ("time", .string(record.timestamp.description)),
+                ("timestampMicroseconds", .integer(record.timestamp.unixMicroseconds)),
+                ("direction", .string(direction)),
+            ]
+            if record.isSnapped { fields.append(("originalLength", .unsigned(UInt64(record.originalLength)))) }
+            if record.cumulativeDrops > 0 { fields.append(("drops", .unsigned(UInt64(record.cumulativeDrops)))) }
+            fields.append(("packet", packet))
+            return Rendering.json(of: .object(name: nil, fields: fields))
+        }
+        var notes = ""
+        if record.isSnapped { notes += " [\(record.data.count) of \(record.originalLength) octets kept]" }
+        if record.cumulativeDrops > 0 { notes += " [\(record.cumulativeDrops) dropped before]" }
+        return "\(index) \(record.timestamp) \(direction)\(notes) \(Rendering.text(of: packet))"
     }
 }

@@ -17,6 +17,10 @@ public enum Radio: Sendable {
     /// A real or foreign controller over a transport: the host runs on a thread of its own and
     /// the continuous clock.
     case transport(any HCITransport)
+    /// `radio`, with every HCI packet between its host and controller recorded into a btsnoop
+    /// file (`PacketCapture`) — on the virtual radio stamped with virtual time, on a transport
+    /// with the wall clock. `radio.capturing(toFile:)` builds one from a command line's path.
+    indirect case captured(Radio, into: PacketCapture)
 }
 
 /// A host and what it runs on: the executor of its actor and tasks, and the clock its timers
@@ -29,18 +33,32 @@ struct HostStack: Sendable {
     let ownedThread: OwnedThread?
 
     static func make(_ radio: Radio, configuration: HostConfiguration) async -> HostStack {
+        await make(radio, configuration: configuration, captures: [])
+    }
+
+    private static func make(
+        _ radio: Radio, configuration: HostConfiguration, captures: [PacketCapture]
+    ) async -> HostStack {
         switch radio {
+        case .captured(let inner, let capture):
+            return await make(inner, configuration: configuration, captures: captures + [capture])
         case .virtual(let radio, let position, let controller):
             let port = await radio.addController(at: position, configuration: controller)
             let simulation = radio.simulation
+            let transport = captures.reduce(PipeTransport.attached(to: port) as any HCITransport) {
+                CapturingTransport(
+                    wrapping: $0, capture: $1, timestamps: .virtual(simulation, from: $1.createdAt),
+                    executor: simulation.executor)
+            }
             let host = Host(
-                transport: PipeTransport.attached(to: port), clock: simulation.clock, executor: simulation.executor,
+                transport: transport, clock: simulation.clock, executor: simulation.executor,
                 configuration: configuration)
             return HostStack(host: host, executor: simulation.executor, clock: simulation.clock, ownedThread: nil)
         case .transport(let transport):
             let thread = SerialThreadExecutor()
             let clock = ContinuousClock()
-            let host = Host(transport: transport, clock: clock, executor: thread, configuration: configuration)
+            let captured = captures.reduce(transport) { CapturingTransport(wrapping: $0, capture: $1) }
+            let host = Host(transport: captured, clock: clock, executor: thread, configuration: configuration)
             return HostStack(host: host, executor: thread, clock: clock, ownedThread: OwnedThread(thread))
         }
     }

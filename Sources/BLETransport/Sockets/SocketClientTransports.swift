@@ -5,10 +5,10 @@ import NIOPosix
 /// Why a transport could not be opened (as opposed to `HCITransportError`: why an open one
 /// stopped).
 public enum TransportOpenError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A well-formed moniker for a transport not built yet (serial H4 and the Linux HCI user
-    /// channel come with the transports issue; the README lists them as not built): opening it
-    /// is refused with this error rather than pretending to work.
-    case notBuilt(TransportMoniker.Scheme)
+    /// The serial line could not be opened or set up.
+    case serial(SerialLineError)
+    /// The Linux HCI user channel could not be opened.
+    case hciSocket(HCISocketError)
     /// `virtual` is the in-process radio: attach a host with `PipeTransport.attached(to:)` to a
     /// `VirtualRadio`'s controller port.
     case requiresVirtualRadio
@@ -22,7 +22,8 @@ public enum TransportOpenError: Error, Sendable, Hashable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .notBuilt(let scheme): "the \(scheme) transport is not implemented yet"
+        case .serial(let error): error.description
+        case .hciSocket(let error): error.description
         case .requiresVirtualRadio:
             "the virtual transport is in-process: attach the host to a VirtualRadio controller port"
         case .unsupportedRole(let moniker): "\(moniker) cannot serve a controller (use tcp-server: or unix:)"

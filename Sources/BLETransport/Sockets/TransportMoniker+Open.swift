@@ -6,19 +6,31 @@ extension TransportMoniker {
     /// carrying H4 (Core 5.4 Vol 4 Part A §2).
     ///
     /// `tcp-client:` and `unix:` connect; `tcp-server:` listens and waits for a controller to
-    /// connect. `serial:` and `hci-socket:` are not implemented yet and throw
-    /// `TransportOpenError.notBuilt`; `virtual` throws `.requiresVirtualRadio` (attach
-    /// with `PipeTransport.attached(to:)`).
+    /// connect; `serial:` opens a tty in raw mode; `hci-socket:` opens the Linux HCI user
+    /// channel of an adapter. `virtual` throws `.requiresVirtualRadio` (attach with
+    /// `PipeTransport.attached(to:)`).
     public func openHostTransport(
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(TransportOpenError) -> any HCITransport {
         switch self {
         case .virtual: throw .requiresVirtualRadio
-        case .tcpClient(let host, let port): try await TCPClientTransport.connect(host: host, port: port, group: group)
-        case .tcpServer(let host, let port): try await TCPServerTransport.listen(host: host, port: port, group: group)
-        case .unix(let path): try await UNIXClientTransport.connect(path: path, group: group)
-        case .serial: throw .notBuilt(.serial)
-        case .hciSocket: throw .notBuilt(.hciSocket)
+        case .tcpClient(let host, let port):
+            return try await TCPClientTransport.connect(host: host, port: port, group: group)
+        case .tcpServer(let host, let port):
+            return try await TCPServerTransport.listen(host: host, port: port, group: group)
+        case .unix(let path): return try await UNIXClientTransport.connect(path: path, group: group)
+        case .serial(let line):
+            do throws(SerialLineError) {
+                return try await SerialTransport.open(line, group: group)
+            } catch {
+                throw .serial(error)
+            }
+        case .hciSocket(let index):
+            do throws(HCISocketError) {
+                return try await HCISocketTransport.open(index: index, group: group)
+            } catch {
+                throw .hciSocket(error)
+            }
         }
     }
 }

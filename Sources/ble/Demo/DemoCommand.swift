@@ -8,7 +8,8 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
             Two hosts of swift-ble, each on its own virtual controller, on one virtual air with an
             air-time model, in virtual time. --wire-tour instead shows the packets of such a
-            connection through every layer of the wire format.
+            connection through every layer of the wire format. --capture FILE records the phone's
+            HCI packets, both ways, into a btsnoop file.
             """)
 
     @Flag(name: .customLong("wire-tour"), help: "Tour the packets of a connection through the wire format instead.")
@@ -17,12 +18,15 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "With --wire-tour: print each packet's bytes as well.")
     var bytes = false
 
+    @Option(help: "Write the phone's HCI traffic to FILE as a btsnoop capture (Wireshark, ble decode --btsnoop).")
+    var capture: String?
+
     func run() async throws {
         if wireTour {
             var story = DemoStory(showBytes: bytes)
             try story.tell()
         } else {
-            try await HeartRateDemo.run()
+            try await HeartRateDemo.run(capturePath: capture)
         }
     }
 }

@@ -1,4 +1,5 @@
 import BLE
+import BLETransport
 
 /// The demo's story, told through swift-ble's public API: a heart-rate sensor (a
 /// `PeripheralManager`) advertises; a phone (a `CentralManager`) scans, connects, discovers,
@@ -12,25 +13,32 @@ enum HeartRateDemo {
     static let battery = BluetoothUUID(0x180F)
     static let batteryLevel = BluetoothUUID(0x2A19)
 
-    static func run() async throws {
+    /// Runs the story; with `capturePath`, the phone's HCI traffic goes to a btsnoop file there.
+    static func run(capturePath: String? = nil) async throws {
         let radio = VirtualRadio()
         let simulation = radio.simulation
+        let phoneRadio = try Radio.virtual(radio, position: AirPosition(x: 3, y: 0, z: 0))
+            .capturing(toFile: capturePath)
         let log = StoryLog(simulation: simulation)
         let wallStart = ContinuousClock.now
         print("swift-ble demo — a heart-rate sensor and a phone, each a swift-ble host on its own virtual")
         print("controller, on one virtual air (air-time model, virtual clock). Times are virtual.\n")
-        try await simulation.run { try await story(radio: radio, log: log) }
+        try await simulation.run { try await story(radio: radio, phoneRadio: phoneRadio, log: log) }
         let wall = wallStart.duration(to: .now)
         print(
             "\nDone: \(format(seconds(VirtualInstant.zero.duration(to: simulation.now)))) s of virtual time in "
                 + "\(format(seconds(wall), digits: 3)) s of wall time.")
+        if let capture = phoneRadio.capture {
+            if let error = capture.close() { throw error }
+            print("Captured the phone's HCI traffic: \(capture.recordCount) packets in \(capture.path) (btsnoop).")
+        }
     }
 
-    private static func story(radio: VirtualRadio, log: StoryLog) async throws {
+    private static func story(radio: VirtualRadio, phoneRadio: Radio, log: StoryLog) async throws {
         let simulation = radio.simulation
         let sensor = try await PeripheralManager(
             radio: .virtual(radio), gap: GAPServiceConfiguration(deviceName: "HRS-1", appearance: 0x0341))
-        let phone = await CentralManager(radio: .virtual(radio, position: AirPosition(x: 3, y: 0, z: 0)))
+        let phone = await CentralManager(radio: phoneRadio)
         try await sensor.powerOn()
         try await phone.powerOn()
 

@@ -18,6 +18,8 @@ struct TwoDevices: Sendable {
     let radio: VirtualRadio
     let central: CentralManager
     let peripheralManager: PeripheralManager
+    /// The central's radio (captured when `run` was given a capture path).
+    let centralRadio: Radio
 
     var simulation: Simulation { radio.simulation }
     var now: VirtualInstant { radio.simulation.now }
@@ -26,14 +28,18 @@ struct TwoDevices: Sendable {
     /// closes them afterwards so that no link or advertising keeps the air busy.
     @discardableResult
     static func run<T: Sendable>(
-        poweredOn: Bool = true, _ body: @escaping @Sendable (TwoDevices) async throws -> T
+        poweredOn: Bool = true, capturingCentralTo capturePath: String? = nil,
+        _ body: @escaping @Sendable (TwoDevices) async throws -> T
     ) async throws -> T {
         let radio = VirtualRadio()
+        let centralRadio = try Radio.virtual(radio, position: AirPosition(x: 2, y: 0, z: 0))
+            .capturing(toFile: capturePath)
         return try await radio.simulation.run {
             let peripheralManager = try await PeripheralManager(
                 radio: .virtual(radio), gap: GAPServiceConfiguration(deviceName: "swift-ble sensor"))
-            let central = await CentralManager(radio: .virtual(radio, position: AirPosition(x: 2, y: 0, z: 0)))
-            let devices = TwoDevices(radio: radio, central: central, peripheralManager: peripheralManager)
+            let central = await CentralManager(radio: centralRadio)
+            let devices = TwoDevices(
+                radio: radio, central: central, peripheralManager: peripheralManager, centralRadio: centralRadio)
             do {
                 if poweredOn {
                     try await peripheralManager.powerOn()

@@ -103,17 +103,16 @@ struct TransportMonikerTests {
         #expect(TransportMonikerError.invalidPort(.tcpClient, "0").description.contains("1…65535"))
     }
 
-    @Test("Opening serial and hci-socket says they are not implemented yet; virtual needs a radio")
-    func openingUnbuiltTransports() async {
-        await #expect(throws: TransportOpenError.notBuilt(.serial)) {
-            _ = try await TransportMoniker.serial(.init(device: "/dev/ttyUSB0")).openHostTransport()
-        }
-        await #expect(throws: TransportOpenError.notBuilt(.hciSocket)) {
-            _ = try await TransportMoniker.hciSocket(index: 0).openHostTransport()
-        }
+    @Test("Opening virtual by moniker says it needs a radio; serial and hci-socket open their transports")
+    func openingByMoniker() async {
         await #expect(throws: TransportOpenError.requiresVirtualRadio) {
             _ = try await TransportMoniker.virtual.openHostTransport()
         }
-        #expect(TransportOpenError.notBuilt(.serial).description == "the serial transport is not implemented yet")
+        await #expect(throws: TransportOpenError.serial(.noSuchDevice(path: "/nonexistent/ttyUSB9"))) {
+            _ = try await TransportMoniker.serial(.init(device: "/nonexistent/ttyUSB9")).openHostTransport()
+        }
+        await #expect(throws: TransportOpenError.serial(.unsupportedSpeed(12345))) {
+            _ = try await TransportMoniker.serial(.init(device: "/dev/null", speed: 12345)).openHostTransport()
+        }
     }
 }
