@@ -33,10 +33,13 @@ extension BumbleInteropTests {
         #expect(
             bumbleCentral.events("indication").compactMap { $0["value"] as? String }
                 == (0..<TestService.updateCount).map { TestService.indicationValue($0).hex })
-        #expect(bumbleCentral.events("disconnected").first?["reason"] as? Int == 0x13)
+        // Our controller reports Connection Terminated By Local Host (0x16) to the side that
+        // disconnected and the reason sent (0x13) to the peer (Core 5.4 Vol 4 Part E §7.1.6).
+        #expect(bumbleCentral.events("disconnected").first?["reason"] as? Int == 0x16)
 
         // The peripheral's view: encrypted link, and the writes as sent.
-        try await bumblePeripheral.waitForEvent("disconnection")
+        let disconnection = try await bumblePeripheral.waitForEvent("disconnection")
+        #expect(disconnection["reason"] as? Int == 0x13)
         #expect(bumblePeripheral.events("encryption").first?["encrypted"] as? Bool == true)
         let writes = bumblePeripheral.events("write").compactMap { $0["value"] as? String }
         #expect(writes == [[0x57, 0x01, 0x02].hex, (0..<400).map { UInt8($0 % 251) }.hex])

@@ -35,7 +35,7 @@ extension BumbleInteropTests {
                         uuid: TestService.notify, properties: [.notify], permissions: .readable, value: .stored([])),
                 ]))
         let localNotify = try #require(published.characteristics?.first { $0.uuid == TestService.notify })
-        var managerEvents = manager.events.makeAsyncIterator()
+        let managerEvents = EventLog(manager.events)
         try await manager.startAdvertising(
             AdvertisementData(
                 localName: "SwiftPeer", manufacturerData: ManufacturerData(companyIdentifier: 0x05F1, data: [0x53])))
@@ -80,10 +80,8 @@ extension BumbleInteropTests {
 
         let values = try await peripheral.values(for: notify)
         try await peripheral.setNotifyValue(true, for: notify)
-        try await withLimit("subscription") {
-            while let event = await managerEvents.next() {
-                if case .subscribed = event { return }
-            }
+        try await managerEvents.first("subscription") { event -> Bool? in
+            if case .subscribed = event { true } else { nil }
         }
         for index in 0..<3 {
             #expect(try await manager.updateValue([0xA0, UInt8(index)], for: localNotify))
@@ -100,11 +98,8 @@ extension BumbleInteropTests {
 
         await central.cancelPeripheralConnection(peripheral)
         #expect(await peripheral.state == .disconnected)
-        let reason = try await withLimit("peripheral side disconnection") {
-            while let event = await managerEvents.next() {
-                if case .disconnected(_, let reason) = event { return reason }
-            }
-            throw InteropFailure.timedOut("no disconnection event")
+        let reason = try await managerEvents.first("peripheral side disconnection") { event -> HCIStatus? in
+            if case .disconnected(_, let reason) = event { reason } else { nil }
         }
         #expect(reason == .remoteUserTerminatedConnection)
         await central.close()

@@ -2,6 +2,7 @@ import BLE
 import BLETransport
 import BLEWire
 import Foundation
+import Synchronization
 
 /// What the interop suite runs: Bumble's Python (from `BLE_INTEROP_PYTHON`, which
 /// `scripts/interop-setup` prints), our peer scripts in Tests/Interop, and the built `ble`.
@@ -132,4 +133,32 @@ enum TestService {
 
 extension Array where Element == UInt8 {
     var hex: String { map { String(format: "%02x", $0) }.joined() }
+}
+
+/// Events collected by a task as they come, for tests to wait on without owning the stream.
+final class EventLog<Event: Sendable>: Sendable {
+    private let events = Mutex<[Event]>([])
+    private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    init(_ stream: AsyncStream<Event>) {
+        let task = Task { [weak self] in
+            for await event in stream { self?.events.withLock { $0.append(event) } }
+        }
+        reader.withLock { $0 = task }
+    }
+
+    var all: [Event] { events.withLock { $0 } }
+
+    /// Waits until an event satisfies `predicate` and returns it (the limit only prevents hangs).
+    @discardableResult
+    func first<T>(_ what: String, limit: Duration = .seconds(30), _ predicate: (Event) -> T?) async throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while true {
+            if let found = all.lazy.compactMap(predicate).first { return found }
+            guard ContinuousClock.now < deadline else { throw InteropFailure.timedOut(what) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    deinit { reader.withLock { $0?.cancel() } }
 }

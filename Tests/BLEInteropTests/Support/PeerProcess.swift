@@ -131,10 +131,10 @@ final class LineCollector: Sendable {
     private let state = Mutex(State())
 
     init(_ handle: FileHandle) {
-        let thread = Thread { [state] in
+        let thread = Thread { [self] in
             while true {
                 let chunk = handle.availableData
-                state.withLock { state in
+                self.state.withLock { state in
                     guard !chunk.isEmpty else {
                         if !state.partial.isEmpty { state.lines.append(String(decoding: state.partial, as: UTF8.self)) }
                         state.partial = []
