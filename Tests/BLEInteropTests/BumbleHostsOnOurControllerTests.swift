@@ -5,7 +5,7 @@ import Testing
 
 extension BumbleInteropTests {
     @Test(
-        "Bumble's host in both roles on our `ble controller`: connect, LE Secure Connections pairing and encryption, MTU exchange, long read, writes, notifications, indications, disconnect"
+        "Bumble's hosts, both roles, on our `ble controller`: connect, SC pairing, encryption, GATT, disconnect"
     )
     func bumbleHostsOnOurController() async throws {
         let (controller, ports) = try await Interop.ourControllers(2)

@@ -5,7 +5,7 @@ import Testing
 
 extension BumbleInteropTests {
     @Test(
-        "Our central and our peripheral, each on its own Bumble controller: scan, connect, discovery, long read, long write, notifications, disconnect"
+        "Our central and our peripheral on Bumble's controllers: scan, connect, GATT, notify, disconnect"
     )
     func ourHostsOnBumbleControllers() async throws {
         let (controllers, ports) = try await Interop.bumbleControllers(2)

@@ -76,7 +76,9 @@ struct ExtendedReportScanTests {
     static let response = ScanSessionTests.response
 
     static func report(_ type: EventType, _ data: [UInt8], dataStatus: UInt16 = 0) -> Report {
-        Report(eventType: EventType(rawValue: type.rawValue | dataStatus << 5), address: address, rssi: -50, data: data[...])
+        Report(
+            eventType: EventType(rawValue: type.rawValue | dataStatus << 5), address: address, rssi: -50,
+            data: data[...])
     }
 
     @Test("A legacy ADV_IND (0x13) and its scan response (0x1B) are merged as with legacy reports")

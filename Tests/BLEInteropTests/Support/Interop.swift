@@ -54,7 +54,8 @@ enum Interop {
 
     /// Starts `ble controller` with `count` controllers on free loopback ports.
     static func ourControllers(_ count: Int) async throws -> (PeerProcess, [Int]) {
-        let arguments = ["controller"] + Array(repeating: ["--listen", "tcp-server:127.0.0.1:0"], count: count).flatMap { $0 }
+        let listeners = Array(repeating: ["--listen", "tcp-server:127.0.0.1:0"], count: count).flatMap { $0 }
+        let arguments = ["controller"] + listeners
         let process = try PeerProcess(name: "ble controller", executable: bleExecutable, arguments: arguments)
         var ports: [Int] = []
         do {
@@ -64,7 +65,9 @@ enum Interop {
                 }
                 // "controller N listening on tcp-server:127.0.0.1:PORT, address …"
                 let afterHost = line.split(separator: "127.0.0.1:", maxSplits: 1).last ?? ""
-                guard let port = Int(afterHost.prefix { $0.isNumber }) else { throw InteropFailure.unreadablePort(line) }
+                guard let port = Int(afterHost.prefix { $0.isNumber }) else {
+                    throw InteropFailure.unreadablePort(line)
+                }
                 ports.append(port)
             }
         } catch {
