@@ -76,6 +76,8 @@ let package = Package(
         .testTarget(name: "BLETests", dependencies: ["BLE", "BLEController", "BLEHost", "BLEWire"]),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLEController", "BLEHost", "BLEWire"]),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
+        // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.
+        .testTarget(name: "BLEInteropTests", dependencies: ["BLE", "BLETransport", "BLEWire", "ble"]),
     ],
     swiftLanguageModes: [.v6]
 )

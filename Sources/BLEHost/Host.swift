@@ -18,6 +18,12 @@ public struct HostConfiguration: Sendable {
     /// Event mask pages sent at start (all LE events this host handles).
     public var eventMask: HCI.EventMask = HCI.SetEventMask.hostDefault
     public var leEventMask: HCI.LEEventMask = HCI.LESetEventMask.hostDefault
+    /// A random static address (Core 5.4 Vol 6 Part B §1.3.2.1: top two bits 0b11) this host
+    /// uses as its own when advertising, scanning and initiating, set with LE Set Random
+    /// Address (Vol 4 Part E §7.8.4) at start; nil uses the controller's public address.
+    /// Controllers without a usable public address (Bumble's virtual ones all report
+    /// 00:00:00:00:00:00) need one.
+    public var randomStaticAddress: BluetoothAddress?
 
     public init() {}
 }
@@ -71,9 +77,17 @@ public actor Host {
     var commandTimers: [UInt64: Task<Void, Never>] = [:]
     var acl = ACLScheduler()
     var reassembler = L2CAPReassembler()
+    /// ACL data for a handle with no connection yet, held until its LE Connection Complete.
+    var earlyACL: [ACLPacket] = []
     var connections: [UInt16: ConnectionInfo] = [:]
     var bearers: [UInt16: ATTBearerState] = [:]
     var attServer: (any ATTServerHandler)?
+
+    /// Own_Address_Type for advertising, scanning and initiating (Vol 4 Part E §7.8.5,
+    /// §7.8.10, §7.8.12): random when the configuration gives a random static address.
+    public nonisolated var ownAddressType: HCI.OwnAddressType {
+        configuration.randomStaticAddress == nil ? .public : .random
+    }
 
     /// What `start()` learned about the controller.
     public internal(set) var controllerInfo = ControllerInfo()

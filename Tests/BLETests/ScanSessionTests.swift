@@ -63,3 +63,53 @@ struct ScanSessionTests {
         #expect(found.first?.advertisement.isConnectable == true)
     }
 }
+
+/// Extended advertising reports (Core 5.4 Vol 4 Part E §7.7.65.13), which some controllers
+/// (Bumble's virtual one) send even to a legacy scan.
+@Suite("Scan session: extended advertising reports to a legacy scan")
+struct ExtendedReportScanTests {
+    typealias Report = LEMetaEvent.ExtendedAdvertisingReport.Report
+    typealias EventType = LEMetaEvent.ExtendedAdvertisingReport.EventType
+
+    static let address = ScanSessionTests.address
+    static let advertising = ScanSessionTests.advertising
+    static let response = ScanSessionTests.response
+
+    static func report(_ type: EventType, _ data: [UInt8], dataStatus: UInt16 = 0) -> Report {
+        Report(
+            eventType: EventType(rawValue: type.rawValue | dataStatus << 5), address: address, rssi: -50,
+            data: data[...])
+    }
+
+    @Test("A legacy ADV_IND (0x13) and its scan response (0x1B) are merged as with legacy reports")
+    func legacyPDUs() {
+        var session = ScanSession(services: nil, options: ScanOptions())
+        #expect(session.receive(Self.report(EventType(rawValue: 0x13), Self.advertising)).isEmpty)
+        let found = session.receive(Self.report(EventType(rawValue: 0x1B), Self.response))
+        #expect(found.count == 1)
+        #expect(found.first?.advertisement.localName == "HRS")
+        #expect(found.first?.advertisement.isConnectable == true)
+    }
+
+    @Test("A connectable, non-scannable extended advertisement is reported at once; a stray scan response is not")
+    func connectableExtended() {
+        var session = ScanSession(services: [0x180D], options: ScanOptions())
+        let found = session.receive(Self.report(.connectable, Self.advertising))
+        #expect(found.count == 1)
+        #expect(found.first?.advertisement.serviceUUIDs == [0x180D])
+        #expect(found.first?.advertisement.isConnectable == true)
+        #expect(session.receive(Self.report(.scanResponse, Self.advertising)).isEmpty)
+    }
+
+    @Test("Fragments with Data_Status 'more to come' are joined before the advertisement is reported")
+    func fragments() {
+        var session = ScanSession(services: nil, options: ScanOptions())
+        let whole = Self.advertising + Self.response
+        #expect(session.receive(Self.report([], Array(whole.prefix(5)), dataStatus: 0b01)).isEmpty)
+        let found = session.receive(Self.report([], Array(whole.dropFirst(5))))
+        #expect(found.count == 1)
+        #expect(found.first?.advertisement.localName == "HRS")
+        #expect(found.first?.advertisement.serviceUUIDs == [0x180D])
+        #expect(found.first?.advertisement.isConnectable == false)
+    }
+}

@@ -114,7 +114,7 @@ extension CentralManager {
                 HCI.LECreateConnection(
                     leScanInterval: Self.scanInterval, leScanWindow: Self.scanInterval,
                     peerAddressType: address.type.isRandom ? .random : .public, peerAddress: address.address,
-                    connectionParameters: options.connectionParameters))
+                    ownAddressType: stack.host.ownAddressType, connectionParameters: options.connectionParameters))
         } catch {
             return .failure(.host(error))
         }

@@ -43,7 +43,7 @@ extension CentralManager {
             try await host.send(
                 HCI.LESetScanParameters(
                     leScanType: options.active ? .active : .passive, leScanInterval: Self.scanInterval,
-                    leScanWindow: Self.scanWindow))
+                    leScanWindow: Self.scanWindow, ownAddressType: host.ownAddressType))
             // Duplicates are filtered here, not by the controller, so that scan responses and
             // service filters see every report.
             try await host.send(HCI.LESetScanEnable(leScanEnable: true, filterDuplicates: false))
@@ -78,8 +78,19 @@ extension CentralManager {
 
     /// An advertising report from the controller (Vol 4 Part E §7.7.65.2).
     func received(_ report: LEMetaEvent.AdvertisingReport.Report) async {
+        await deliver { $0.receive(report) }
+    }
+
+    /// An extended advertising report (Vol 4 Part E §7.7.65.13), which some controllers send
+    /// to a legacy scan too.
+    func received(_ report: LEMetaEvent.ExtendedAdvertisingReport.Report) async {
+        await deliver { $0.receive(report) }
+    }
+
+    /// Feeds one report to the scan session and reports what it found.
+    private func deliver(_ receive: (inout ScanSession) -> [ScanSession.Found]) async {
         guard var active = scan else { return }
-        let found = active.session.receive(report)
+        let found = receive(&active.session)
         scan?.session = active.session
         for item in found {
             let peripheral = peripheral(at: item.address, name: item.advertisement.localName)

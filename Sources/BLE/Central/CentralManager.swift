@@ -203,6 +203,8 @@ public actor CentralManager {
         switch event {
         case .advertisingReport(let report):
             await received(report)
+        case .extendedAdvertisingReport(let report):
+            await received(report)
         case .connected(let info):
             await linkUp(info)
         case .connectionFailed(let status):
@@ -212,7 +214,7 @@ public actor CentralManager {
         case .notification(let handle, let attributeHandle, let value),
             .indication(let handle, let attributeHandle, let value):
             await links[handle]?.receivedValue(value, attributeHandle: attributeHandle)
-        case .extendedAdvertisingReport, .connectionUpdated, .encryptionChanged, .longTermKeyRequest,
+        case .connectionUpdated, .encryptionChanged, .longTermKeyRequest,
             .attMTUChanged, .readyToSend, .hardwareError, .other:
             return
         }

@@ -42,6 +42,8 @@ struct ScanSession {
     let options: ScanOptions
     /// Scannable advertisements waiting for their scan response, by advertiser.
     private var held: [LEAddress: (data: AdvertisingData, connectable: Bool, rssi: Int8)] = [:]
+    /// Extended advertising data received so far, by advertiser, while more is to come.
+    private var fragments: [LEAddress: [UInt8]] = [:]
     /// Advertisers already reported (when duplicates are filtered).
     private var reported: Set<LEAddress> = []
 
@@ -50,17 +52,71 @@ struct ScanSession {
         self.options = options
     }
 
+    /// What a report says about its PDU, for pairing advertisements with scan responses.
+    enum ReportKind: Equatable {
+        /// A scannable advertisement: a scan response may follow.
+        case scannable(connectable: Bool)
+        /// An advertisement no scan response follows.
+        case unscannable(connectable: Bool)
+        case scanResponse
+    }
+
     /// What one advertising report adds to the scan's results. A report whose data does not
     /// decode as AD structures (CSS Part A) is dropped.
     mutating func receive(_ report: LEMetaEvent.AdvertisingReport.Report) -> [Found] {
-        guard let data = try? AdvertisingData(decoding: report.data) else { return [] }
-        let address = report.address
+        let kind: ReportKind
         switch report.eventType {
-        case .advInd, .advScanInd:
-            let connectable = report.eventType == .advInd
+        case .advInd: kind = .scannable(connectable: true)
+        case .advScanInd: kind = .scannable(connectable: false)
+        case .scanRsp: kind = .scanResponse
+        case .advDirectInd: kind = .unscannable(connectable: true)
+        case .advNonconnInd, .other: kind = .unscannable(connectable: false)
+        }
+        return receive(kind, address: report.address, data: report.data, rssi: report.rssi)
+    }
+
+    /// An extended advertising report (Core 5.4 Vol 4 Part E §7.7.65.13). Some controllers send
+    /// these even to a host that scans with the legacy commands (Bumble's virtual controller
+    /// does). A legacy PDU's event type maps to its legacy report; an extended advertisement's
+    /// data may come in fragments (Data_Status "more to come"), joined here before the
+    /// advertisement is reported.
+    mutating func receive(_ report: LEMetaEvent.ExtendedAdvertisingReport.Report) -> [Found] {
+        let type = report.eventType
+        let address = report.address
+        var data = Array(report.data)
+        if let earlier = fragments.removeValue(forKey: address) { data = earlier + data }
+        switch type.dataStatus {
+        case .incompleteMoreToCome:
+            // Bounded: an extended advertisement carries at most 1650 octets (§7.8.54).
+            if data.count <= Self.maximumExtendedDataLength { fragments[address] = data }
+            return []
+        case .complete, .incompleteTruncated, .reserved:
+            break
+        }
+        let connectable = type.contains(.connectable)
+        let kind: ReportKind
+        if type.contains(.scanResponse) {
+            kind = .scanResponse
+        } else if type.contains(.scannable) {
+            kind = .scannable(connectable: connectable)
+        } else {
+            kind = .unscannable(connectable: connectable)
+        }
+        return receive(kind, address: address, data: data[...], rssi: report.rssi)
+    }
+
+    /// The longest extended advertising data (Core 5.4 Vol 4 Part E §7.8.54).
+    static let maximumExtendedDataLength = 1650
+
+    private mutating func receive(_ kind: ReportKind, address: LEAddress, data bytes: ArraySlice<UInt8>, rssi: Int8)
+        -> [Found]
+    {
+        guard let data = try? AdvertisingData(decoding: bytes) else { return [] }
+        switch kind {
+        case .scannable(let connectable):
             guard options.active else {
                 let advertisement = AdvertisementData(advertising: data, scanResponse: nil, isConnectable: connectable)
-                return admit(Found(address: address, advertisement: advertisement, rssi: report.rssi))
+                return admit(Found(address: address, advertisement: advertisement, rssi: rssi))
             }
             // A scan request follows; its response completes the advertisement. One still held
             // means its response was lost: it is reported as it was.
@@ -73,23 +129,22 @@ struct ScanSession {
                             advertising: previous.data, scanResponse: nil, isConnectable: previous.connectable),
                         rssi: previous.rssi))
             }
-            held[address] = (data, connectable, report.rssi)
+            held[address] = (data, connectable, rssi)
             return results
-        case .scanRsp:
+        case .scanResponse:
             guard let advertisement = held.removeValue(forKey: address) else { return [] }
             return admit(
                 Found(
                     address: address,
                     advertisement: .init(
                         advertising: advertisement.data, scanResponse: data, isConnectable: advertisement.connectable),
-                    rssi: report.rssi))
-        case .advDirectInd, .advNonconnInd, .other:
-            let connectable = report.eventType == .advDirectInd
+                    rssi: rssi))
+        case .unscannable(let connectable):
             return admit(
                 Found(
                     address: address,
                     advertisement: .init(advertising: data, scanResponse: nil, isConnectable: connectable),
-                    rssi: report.rssi))
+                    rssi: rssi))
         }
     }
 

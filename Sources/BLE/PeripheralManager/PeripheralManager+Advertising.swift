@@ -31,7 +31,8 @@ extension PeripheralManager {
                 HCI.LESetAdvertisingParameters(
                     advertisingIntervalMin: Self.advertisingInterval, advertisingIntervalMax: Self.advertisingInterval,
                     advertisingType: advertisementData.isConnectable
-                        ? .connectableUndirected : .nonConnectableUndirected
+                        ? .connectableUndirected : .nonConnectableUndirected,
+                    ownAddressType: host.ownAddressType
                 ))
             try await host.send(HCI.LESetAdvertisingData(advertisingData: data.encoded))
             try await host.send(HCI.LESetAdvertisingEnable(advertisingEnable: true))

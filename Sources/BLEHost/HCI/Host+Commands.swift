@@ -109,6 +109,14 @@ extension Host {
         info.supportedCommands = (try? await send(HCI.ReadLocalSupportedCommands()))?.supportedCommands
         _ = try? await send(HCI.SetEventMask(eventMask: configuration.eventMask))
         _ = try? await send(HCI.LESetEventMask(leEventMask: configuration.leEventMask))
+        if let address = configuration.randomStaticAddress {
+            // Required when asked for: advertising under another address than the one asked
+            // for would be worse than failing to start.
+            guard LEAddress(address, type: .random).kind == .randomStatic else {
+                throw .invalidRandomStaticAddress(address)
+            }
+            try await send(HCI.LESetRandomAddress(randomAddress: address))
+        }
         info.leFeatures = (try? await send(HCI.LEReadLocalSupportedFeatures()))?.leFeatures ?? []
         // LE buffers: v2, else v1; zero LE buffers means the shared BR/EDR buffers apply
         // (Vol 4 Part E §7.8.2).

@@ -100,6 +100,7 @@ extension Host {
         acl.addLink(handle)
         bearers[handle] = ATTBearerState()
         emit(.connected(info))
+        deliverEarlyACL(for: handle)
     }
 
     /// The link is gone: flow-control credits come back, reassembly and ATT transactions end.

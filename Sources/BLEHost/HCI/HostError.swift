@@ -10,6 +10,9 @@ public enum HostError: Error, Sendable, Equatable {
     case commandTimeout(HCIOpcode)
     /// The return parameters did not decode.
     case invalidReturnParameters(HCIOpcode, DecodeError)
+    /// The configured random static address does not have the form of one (top two bits
+    /// 0b11, Core 5.4 Vol 6 Part B §1.3.2.1).
+    case invalidRandomStaticAddress(BluetoothAddress)
     /// The transport failed or closed.
     case transport(HCITransportError)
     /// The host was stopped, or the connection is gone.

@@ -20,7 +20,7 @@ extension Host {
     /// ACL data from the controller: reassemble, then route by fixed channel
     /// (Core 5.4 Vol 3 Part A §2.1).
     func receivedACL(_ packet: ACLPacket) {
-        guard connections[packet.handle] != nil else { return }
+        guard connections[packet.handle] != nil else { return holdEarlyACL(packet) }
         guard let frame = reassembler.push(packet).frame else { return }
         switch frame.channelID {
         case .att:
@@ -32,6 +32,27 @@ extension Host {
             // ignored (Vol 3 Part A §2.1: "shall be discarded").
             return
         }
+    }
+
+    /// The most ACL packets held for links whose LE Connection Complete has not arrived.
+    static let earlyACLLimit = 16
+
+    /// ACL data for a handle the host does not know yet. Events and ACL data may reach the host
+    /// by different paths (on USB, the interrupt and bulk endpoints: Core 5.4 Vol 4 Part B), so
+    /// the peer's first packets can overtake the LE Connection Complete event of their link
+    /// (Vol 4 Part E §7.7.65.1). A few are held and delivered when the link comes up; the oldest
+    /// go first when the bound is reached, so a stray handle cannot grow memory.
+    private func holdEarlyACL(_ packet: ACLPacket) {
+        if earlyACL.count >= Self.earlyACLLimit { earlyACL.removeFirst() }
+        earlyACL.append(packet)
+    }
+
+    /// The link `handle` came up: the ACL data that arrived before it, in order.
+    func deliverEarlyACL(for handle: UInt16) {
+        guard earlyACL.contains(where: { $0.handle == handle }) else { return }
+        let early = earlyACL.filter { $0.handle == handle }
+        earlyACL.removeAll { $0.handle == handle }
+        for packet in early { receivedACL(packet) }
     }
 
     /// LE signalling (Vol 3 Part A §4): reject what this host does not implement yet, so the
