@@ -83,10 +83,16 @@ public actor Host {
     var bearers: [UInt16: ATTBearerState] = [:]
     var attServer: (any ATTServerHandler)?
 
+    /// The address this host advertises, scans and initiates with, set by `start()`: the
+    /// configured random static address; else the controller's public address; else — a
+    /// controller whose public address is missing or 00:00:00:00:00:00, as Bumble's virtual
+    /// ones — a random static address made up at start (Core 5.4 Vol 6 Part B §1.3.2.1).
+    public internal(set) var ownAddress: LEAddress?
+
     /// Own_Address_Type for advertising, scanning and initiating (Vol 4 Part E §7.8.5,
-    /// §7.8.10, §7.8.12): random when the configuration gives a random static address.
-    public nonisolated var ownAddressType: HCI.OwnAddressType {
-        configuration.randomStaticAddress == nil ? .public : .random
+    /// §7.8.10, §7.8.12): random when the host set a random static address.
+    public var ownAddressType: HCI.OwnAddressType {
+        ownAddress?.type == .random ? .random : .public
     }
 
     /// What `start()` learned about the controller.

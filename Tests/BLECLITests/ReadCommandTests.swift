@@ -54,3 +54,29 @@ struct ReadCommandTests {
         #expect(result.standardError.contains("'2A1' is not a characteristic UUID"))
     }
 }
+
+@Suite("--capture on the GATT commands")
+struct CaptureOptionTests {
+    @Test("--capture writes a btsnoop file (datalink 1002) holding the read's ATT Read Request and Response")
+    func readCaptured() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ble-read-\(UUID()).btsnoop").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let read = try CLI.run("read", "00:00:5E:00:53:10", "2A19", "--capture", file)
+        #expect(read.status == 0)
+        #expect(read.standardOutput == "57\n")
+        let bytes = try #require(FileManager.default.contents(atPath: file))
+        #expect(Array(bytes.prefix(16)) == Array("btsnoop\0".utf8) + [0, 0, 0, 1, 0, 0, 0x03, 0xEA])
+        let decoded = try CLI.run("decode", "--btsnoop", file)
+        #expect(decoded.status == 0)
+        #expect(decoded.standardOutput.contains("LE Create Connection"))
+        #expect(decoded.standardOutput.contains("att.readRequest"))
+        #expect(decoded.standardOutput.contains("att.readResponse"))
+    }
+
+    @Test("--capture into a folder that does not exist fails with the path and exit status 1")
+    func captureUnwritable() throws {
+        let result = try CLI.run("read", "00:00:5E:00:53:10", "2A19", "--capture", "/nonexistent-folder/x.btsnoop")
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("--capture /nonexistent-folder/x.btsnoop"))
+    }
+}

@@ -171,13 +171,14 @@ public actor PeripheralManager {
 
     // MARK: Centrals
 
-    /// The address centrals see: the controller's public address (Read BD_ADDR, Core 5.4 Vol 4
-    /// Part E §7.4.6), which advertising uses as its own address (§7.8.5); nil until powered on,
-    /// or when the controller reported none.
+    /// The address centrals see (`Host.ownAddress`): the configured random static address, the
+    /// controller's public address (Read BD_ADDR, Core 5.4 Vol 4 Part E §7.4.6), or a random
+    /// static one the host made up for a controller without a usable public address; nil until
+    /// powered on.
     public var address: LEAddress? {
         get async {
-            guard hostStarted, let address = await stack.host.controllerInfo.address else { return nil }
-            return LEAddress(address, type: .public)
+            guard hostStarted else { return nil }
+            return await stack.host.ownAddress
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLE
 import BLETransport
+import Foundation
 
 /// `--transport MONIKER`: where the command's host reaches its controller. `virtual` (the
 /// default) is an in-process virtual radio with a neighbourhood of sample devices; any other
@@ -17,6 +18,14 @@ struct RadioOptions: ParsableArguments {
                 + ".",
             valueName: "MONIKER"))
     var transport = "virtual"
+
+    @Option(
+        name: .customLong("capture"),
+        help: ArgumentHelp(
+            "Record every HCI packet between this command's host and its controller, both ways, into a btsnoop "
+                + "file (datalink 1002, H4; read it with `ble decode --btsnoop`, Wireshark or btmon).",
+            valueName: "FILE"))
+    var capture: String?
 
     func validate() throws {
         _ = try moniker()
@@ -54,18 +63,22 @@ struct RadioOptions: ParsableArguments {
             return try await simulation.run {
                 let neighbourhood = try await VirtualNeighbourhood.start(on: radio)
                 let session = RadioSession(
-                    radio: .virtual(
-                        radio, position: VirtualNeighbourhood.commandPosition,
-                        controller: VirtualController.Configuration(publicAddress: VirtualNeighbourhood.commandAddress)),
+                    radio: try captured(
+                        .virtual(
+                            radio, position: VirtualNeighbourhood.commandPosition,
+                            controller: VirtualController.Configuration(
+                                publicAddress: VirtualNeighbourhood.commandAddress))),
                     clock: simulation.clock, executor: simulation.executor)
                 let result: T
                 do {
                     result = try await body(session)
                 } catch {
                     await neighbourhood.close()
+                    closeCapture(of: session.radio)
                     throw error
                 }
                 await neighbourhood.close()
+                closeCapture(of: session.radio)
                 return result
             }
         case .tcpClient, .tcpServer, .unix, .serial, .hciSocket:
@@ -75,7 +88,25 @@ struct RadioOptions: ParsableArguments {
             } catch {
                 throw CommandFailure("--transport \(moniker): \(error)")
             }
-            return try await body(RadioSession(radio: .transport(transport), clock: ContinuousClock(), executor: nil))
+            let radio = try captured(.transport(transport))
+            defer { closeCapture(of: radio) }
+            return try await body(RadioSession(radio: radio, clock: ContinuousClock(), executor: nil))
+        }
+    }
+
+    /// The radio recording into `--capture`'s file, when given.
+    private func captured(_ radio: Radio) throws -> Radio {
+        do {
+            return try radio.capturing(toFile: capture)
+        } catch {
+            throw CommandFailure("--capture \(capture ?? ""): \(error)")
+        }
+    }
+
+    /// Closes the capture file; a write error is worth a warning, not a failed command.
+    private func closeCapture(of radio: Radio) {
+        if let error = radio.capture?.close() {
+            FileHandle.standardError.write(Data("warning: capture: \(error)\n".utf8))
         }
     }
 }

@@ -46,7 +46,8 @@ struct ControllerQuirkTests {
             #expect(commands.count == 1)
             let command = try #require(try commands.first?.decodeCommand() as? HCI.LESetRandomAddress)
             #expect(command.randomAddress == BluetoothAddress(0xC4_00_00_00_00_01))
-            #expect(harness.host.ownAddressType == .random)
+            #expect(await harness.host.ownAddressType == .random)
+            #expect(await harness.host.ownAddress == LEAddress(BluetoothAddress(0xC4_00_00_00_00_01), type: .random))
         }
     }
 
@@ -54,7 +55,26 @@ struct ControllerQuirkTests {
     func publicAddressByDefault() async throws {
         try await HostHarness.run { harness in
             #expect(!harness.controller.opcodes.contains(HCI.LESetRandomAddress.opcode))
-            #expect(harness.host.ownAddressType == .public)
+            #expect(await harness.host.ownAddressType == .public)
+            #expect(await harness.host.ownAddress == LEAddress(BluetoothAddress(0x00_1B_DC_01_02_03), type: .public))
+        }
+    }
+
+    @Test(
+        "A controller without a usable public address (Read BD_ADDR unknown) gets a random static one (Vol 6 Part B §1.3.2.1)"
+    )
+    func randomStaticAddressWhenNoPublicAddress() async throws {
+        var script = ScriptedController.Script()
+        script.unknown = [HCI.ReadBDADDR.opcode]
+        try await HostHarness.run(script: script) { harness in
+            let commands = harness.controller.commands.filter { $0.opcode == HCI.LESetRandomAddress.opcode }
+            let command = try #require(try commands.first?.decodeCommand() as? HCI.LESetRandomAddress)
+            #expect(commands.count == 1)
+            let address = command.randomAddress
+            #expect(LEAddress(address, type: .random).kind == .randomStatic)
+            #expect(address.value & 0x3FFF_FFFF_FFFF != 0 && address.value & 0x3FFF_FFFF_FFFF != 0x3FFF_FFFF_FFFF)
+            #expect(await harness.host.ownAddress == LEAddress(address, type: .random))
+            #expect(await harness.host.ownAddressType == .random)
         }
     }
 
