@@ -65,6 +65,8 @@ public actor Host {
     /// Packets to the controller, sent in this order by one writer task.
     private let outgoing: AsyncStream<H4Packet>.Continuation
     private let outgoingPackets: AsyncStream<H4Packet>
+    /// The transport when it is an in-process pipe, which sends synchronously.
+    private let pipe: PipeTransport?
 
     var runState = RunState.idle
     var commandFlow = CommandFlow()
@@ -85,6 +87,7 @@ public actor Host {
         executor: (any HostExecutor)? = nil, configuration: HostConfiguration = HostConfiguration()
     ) {
         self.transport = transport
+        self.pipe = transport as? PipeTransport
         self.clock = clock
         self.configuration = configuration
         if let executor {
@@ -159,8 +162,15 @@ public actor Host {
         Task(executorPreference: executor, operation: operation)
     }
 
-    /// Queues a packet for the controller (in order).
-    func transmit(_ packet: H4Packet) { outgoing.yield(packet) }
+    /// Queues a packet for the controller (in order). An in-process pipe takes it at once —
+    /// still as H4 bytes — instead of through the writer task.
+    func transmit(_ packet: H4Packet) {
+        if let pipe {
+            try? pipe.sendNow(packet)
+        } else {
+            outgoing.yield(packet)
+        }
+    }
 
     // MARK: Reading
 

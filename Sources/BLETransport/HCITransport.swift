@@ -45,6 +45,12 @@ public final class PipeTransport: HCITransport {
     }
 
     public func send(_ packet: H4Packet) async throws(HCITransportError) {
+        try sendNow(packet)
+    }
+
+    /// Sends one packet to the controller at once, on the caller's thread: the in-process
+    /// pipe needs no suspension, so a host may skip a writer task and its hop per packet.
+    public func sendNow(_ packet: H4Packet) throws(HCITransportError) {
         guard !isClosed.load(ordering: .acquiring) else { throw .closed }
         toController(packet)
     }
