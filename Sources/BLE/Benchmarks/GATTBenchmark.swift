@@ -174,9 +174,8 @@ public enum GATTBenchmark {
                 return false
             }
             let fill = UInt8(truncatingIfNeeded: index &* 31 &+ 7)
-            for position in min(4, length)..<length where buffer[position] != fill &+ UInt8(truncatingIfNeeded: position)
-            {
-                return false
+            for position in min(4, length)..<length {
+                guard buffer[position] == fill &+ UInt8(truncatingIfNeeded: position) else { return false }
             }
             return true
         }
