@@ -8,18 +8,16 @@ extension PeripheralManager {
         let hostEvents = stack.host.events
         let serverEvents = server.events
         pumps.append(
-            stack.spawn { [weak self] in
-                for await event in hostEvents {
-                    guard let self else { return }
-                    await self.handle(event)
-                }
+            stack.pump(hostEvents) { [weak self] event in
+                guard let self else { return false }
+                await self.handle(event)
+                return true
             })
         pumps.append(
-            stack.spawn { [weak self] in
-                for await event in serverEvents {
-                    guard let self else { return }
-                    await self.handle(event)
-                }
+            stack.pump(serverEvents) { [weak self] event in
+                guard let self else { return false }
+                await self.handle(event)
+                return true
             })
     }
 
