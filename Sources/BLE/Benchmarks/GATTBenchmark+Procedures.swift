@@ -2,6 +2,10 @@ import BLEController
 import BLEHost
 import BLEWire
 
+/// The benchmark's application code. Like a Core Bluetooth app's delegate code, which runs on
+/// its manager's queue, each loop runs isolated to the manager or peripheral it drives (all of
+/// them share the host's executor), so the figures are the stack's cost, not that of hopping
+/// between the app's executor and the stack's.
 extension GATTBenchmark.Session {
     typealias Failure = GATTBenchmark.Failure
 
@@ -12,52 +16,69 @@ extension GATTBenchmark.Session {
     func streamNotifications(clock: VirtualClock?) async throws -> (GATTBenchmark.Throughput, Int) {
         let count = parameters.notifications
         let length = parameters.valueLength
-        let manager = self.manager
-        let local = self.local
-        let values = self.values
+        let (manager, local, values, peripheral) = (self.manager, self.local, self.values, self.peripheral)
         let wallStart = ContinuousClock.now
         let virtualStart = clock?.now
-        let sender = Task(executorPreference: peripheral.stack.executor) { () throws -> Int in
-            var events = manager.events.makeAsyncIterator()
-            var fullQueue = 0
-            var index = 0
-            while index < count {
-                if try await manager.updateValue(GATTBenchmark.value(index, length: length), for: local) {
-                    index += 1
-                    continue
-                }
-                fullQueue += 1
-                var ready = false
-                while !ready, let event = await events.next() {
-                    if case .readyToUpdateSubscribers = event { ready = true }
-                }
-                guard ready else { throw Failure.setup("the peripheral manager closed") }
-            }
-            return fullQueue
+        let sender = Task(executorPreference: manager.stack.executor) {
+            try await Self.notify(count: count, length: length, of: local, from: manager)
         }
+        let arrivals: [VirtualInstant]
+        do {
+            arrivals = try await Self.receive(count: count, length: length, from: values, clock: clock, on: peripheral)
+        } catch {
+            sender.cancel()
+            throw error
+        }
+        let wallTime = wallStart.duration(to: .now)
+        let virtualTime = virtualStart.flatMap { start in clock.map { start.duration(to: $0.now) } }
+        let fullQueue = try await sender.value
+        let prediction = GoodputPrediction(profile: parameters.profile, traffic: .notification)
+        let throughput = GATTBenchmark.Throughput(
+            values: count, octets: count * length, wallTime: wallTime, virtualTime: virtualTime,
+            virtualKbps: GATTBenchmark.goodputKbps(
+                arrivals: arrivals, valueLength: length, interval: prediction.link.interval),
+            predictedKbps: prediction.goodput)
+        return (throughput, fullQueue)
+    }
+
+    private static func notify(
+        count: Int, length: Int, of local: Characteristic, from manager: isolated PeripheralManager
+    ) async throws -> Int {
+        var events = manager.events.makeAsyncIterator()
+        var fullQueue = 0
+        var index = 0
+        while index < count {
+            if try await manager.updateValue(GATTBenchmark.value(index, length: length), for: local) {
+                index += 1
+                continue
+            }
+            fullQueue += 1
+            var ready = false
+            while !ready, let event = await events.next() {
+                if case .readyToUpdateSubscribers = event { ready = true }
+            }
+            guard ready else { throw Failure.setup("the peripheral manager closed") }
+        }
+        return fullQueue
+    }
+
+    /// Checks `count` values in order; returns their arrival instants (virtual time).
+    private static func receive(
+        count: Int, length: Int, from values: AsyncStream<[UInt8]>, clock: VirtualClock?,
+        on peripheral: isolated Peripheral
+    ) async throws -> [VirtualInstant] {
         var arrivals: [VirtualInstant] = []
         if clock != nil { arrivals.reserveCapacity(count) }
         var received = 0
         for await value in values {
             guard GATTBenchmark.isValue(value, received, length: length) else {
-                sender.cancel()
                 throw Failure.corrupted("notification \(received) arrived wrong: \(value.prefix(8))…")
             }
             if let clock { arrivals.append(clock.now) }
             received += 1
-            if received == count { break }
+            if received == count { return arrivals }
         }
-        let wallTime = wallStart.duration(to: .now)
-        let virtualTime = virtualStart.flatMap { start in clock.map { start.duration(to: $0.now) } }
-        let fullQueue = try await sender.value
-        guard received == count else { throw Failure.corrupted("\(received) of \(count) notifications arrived") }
-        let prediction = GoodputPrediction(profile: parameters.profile, traffic: .notification)
-        let throughput = GATTBenchmark.Throughput(
-            values: received, octets: received * length, wallTime: wallTime, virtualTime: virtualTime,
-            virtualKbps: GATTBenchmark.goodputKbps(
-                arrivals: arrivals, valueLength: length, interval: prediction.link.interval),
-            predictedKbps: prediction.goodput)
-        return (throughput, fullQueue)
+        throw Failure.corrupted("\(received) of \(count) notifications arrived")
     }
 
     /// Write Characteristic Value (Vol 3 Part G §4.9.3), one after the other: each is timed
@@ -67,19 +88,40 @@ extension GATTBenchmark.Session {
         let count = parameters.roundTrips
         let length = parameters.valueLength
         let manager = self.manager
-        let responder = Task(executorPreference: peripheral.stack.executor) { () -> Int in
-            var checked = 0
-            for await requests in manager.writeRequests {
-                guard let request = requests.first else { continue }
-                let intact = requests.count == 1 && !request.isWriteWithoutResponse
-                    && GATTBenchmark.isValue(request.value ?? [], checked, length: length)
-                await manager.respond(to: request, withResult: intact ? .success : .error(.unlikelyError))
-                guard intact else { return checked }
-                checked += 1
-                if checked == count { break }
-            }
-            return checked
+        let responder = Task(executorPreference: manager.stack.executor) {
+            await Self.answerWrites(count: count, length: length, on: manager)
         }
+        let trips: GATTBenchmark.RoundTrips
+        do {
+            trips = try await Self.writeRequests(
+                count: count, length: length, to: remote, clock: clock, on: peripheral)
+        } catch {
+            responder.cancel()
+            throw error
+        }
+        let answered = await responder.value
+        guard answered == count else { throw Failure.corrupted("\(answered) of \(count) write requests checked") }
+        return trips
+    }
+
+    private static func answerWrites(count: Int, length: Int, on manager: isolated PeripheralManager) async -> Int {
+        var checked = 0
+        for await requests in manager.writeRequests {
+            guard let request = requests.first else { continue }
+            let intact =
+                requests.count == 1 && !request.isWriteWithoutResponse
+                && GATTBenchmark.isValue(request.value ?? [], checked, length: length)
+            manager.respond(to: request, withResult: intact ? .success : .error(.unlikelyError))
+            guard intact else { return checked }
+            checked += 1
+            if checked == count { break }
+        }
+        return checked
+    }
+
+    private static func writeRequests(
+        count: Int, length: Int, to remote: Characteristic, clock: VirtualClock?, on peripheral: isolated Peripheral
+    ) async throws -> GATTBenchmark.RoundTrips {
         var wallSamples: [Duration] = []
         var virtualSamples: [Duration] = []
         wallSamples.reserveCapacity(count)
@@ -90,14 +132,11 @@ extension GATTBenchmark.Session {
             do {
                 try await peripheral.writeValue(value, for: remote, type: .withResponse)
             } catch {
-                responder.cancel()
                 throw Failure.corrupted("write request \(index) failed: \(error)")
             }
             wallSamples.append(wallStart.duration(to: .now))
             if let clock, let virtualStart { virtualSamples.append(virtualStart.duration(to: clock.now)) }
         }
-        let answered = await responder.value
-        guard answered == count else { throw Failure.corrupted("\(answered) of \(count) write requests checked") }
         return GATTBenchmark.RoundTrips(wallSamples: wallSamples, virtualSamples: virtualSamples)
     }
 
@@ -109,30 +148,29 @@ extension GATTBenchmark.Session {
         let length = parameters.valueLength
         let manager = self.manager
         let interval = parameters.profile.linkTiming().interval
-        let receiver = Task(executorPreference: peripheral.stack.executor) {
-            () -> (checked: Int, arrivals: [VirtualInstant], last: ContinuousClock.Instant) in
-            var checked = 0
-            var arrivals: [VirtualInstant] = []
-            if clock != nil { arrivals.reserveCapacity(count) }
-            var last = ContinuousClock.now
-            for await requests in manager.writeRequests {
-                for request in requests {
-                    guard request.isWriteWithoutResponse,
-                        GATTBenchmark.isValue(request.value ?? [], checked, length: length)
-                    else { return (checked, arrivals, last) }
-                    checked += 1
-                    if let clock { arrivals.append(clock.now) }
-                }
-                if checked >= count {
-                    last = ContinuousClock.now
-                    break
-                }
-            }
-            return (checked, arrivals, last)
+        let receiver = Task(executorPreference: manager.stack.executor) {
+            await Self.receiveWrites(count: count, length: length, clock: clock, on: manager)
         }
-        var events = await peripheral.events().makeAsyncIterator()
         let wallStart = ContinuousClock.now
         let virtualStart = clock?.now
+        let notReady = try await Self.writeWithoutResponse(count: count, length: length, to: remote, on: peripheral)
+        let (checked, arrivals, last) = await receiver.value
+        guard checked == count else {
+            throw Failure.corrupted("\(checked) of \(count) writes without response arrived in order and intact")
+        }
+        let prediction = GoodputPrediction(profile: parameters.profile, traffic: .writeWithoutResponse)
+        let throughput = GATTBenchmark.Throughput(
+            values: checked, octets: checked * length, wallTime: wallStart.duration(to: last),
+            virtualTime: virtualStart.flatMap { start in arrivals.last.map { start.duration(to: $0) } },
+            virtualKbps: GATTBenchmark.goodputKbps(arrivals: arrivals, valueLength: length, interval: interval),
+            predictedKbps: prediction.goodput)
+        return (throughput, notReady)
+    }
+
+    private static func writeWithoutResponse(
+        count: Int, length: Int, to remote: Characteristic, on peripheral: isolated Peripheral
+    ) async throws -> Int {
+        var events = peripheral.events().makeAsyncIterator()
         var notReady = 0
         var index = 0
         while index < count {
@@ -149,16 +187,27 @@ extension GATTBenchmark.Session {
             }
             guard ready else { throw Failure.setup("the link went down") }
         }
-        let (checked, arrivals, last) = await receiver.value
-        guard checked == count else {
-            throw Failure.corrupted("\(checked) of \(count) writes without response arrived in order and intact")
+        return notReady
+    }
+
+    /// Checks writes without response in order until `count` arrived (or one is wrong);
+    /// returns how many were right, their arrival instants, and the wall instant of the last.
+    private static func receiveWrites(
+        count: Int, length: Int, clock: VirtualClock?, on manager: isolated PeripheralManager
+    ) async -> (checked: Int, arrivals: [VirtualInstant], last: ContinuousClock.Instant) {
+        var checked = 0
+        var arrivals: [VirtualInstant] = []
+        if clock != nil { arrivals.reserveCapacity(count) }
+        for await requests in manager.writeRequests {
+            for request in requests {
+                guard request.isWriteWithoutResponse,
+                    GATTBenchmark.isValue(request.value ?? [], checked, length: length)
+                else { return (checked, arrivals, .now) }
+                checked += 1
+                if let clock { arrivals.append(clock.now) }
+            }
+            if checked >= count { break }
         }
-        let prediction = GoodputPrediction(profile: parameters.profile, traffic: .writeWithoutResponse)
-        let throughput = GATTBenchmark.Throughput(
-            values: checked, octets: checked * length, wallTime: wallStart.duration(to: last),
-            virtualTime: virtualStart.flatMap { start in arrivals.last.map { start.duration(to: $0) } },
-            virtualKbps: GATTBenchmark.goodputKbps(arrivals: arrivals, valueLength: length, interval: interval),
-            predictedKbps: prediction.goodput)
-        return (throughput, notReady)
+        return (checked, arrivals, .now)
     }
 }
