@@ -66,6 +66,7 @@ extension PeripheralManager {
     /// Vol 6 Part B §4.4.2.3); as in Core Bluetooth, it goes on until `stopAdvertising()`.
     private func linkUp(_ info: ConnectionInfo) async {
         centrals[info.handle] = info.peerAddress
+        centralIdentifiers[info.handle] = info.peerAddress.peerIdentifier
         eventSink.yield(.connected(await central(info.handle)))
         guard advertisement != nil, state == .poweredOn else { return }
         do {
@@ -82,6 +83,7 @@ extension PeripheralManager {
         let central = await central(handle)
         let ended = subscriptions.removeValue(forKey: handle) ?? [:]
         centrals[handle] = nil
+        centralIdentifiers[handle] = nil
         for valueHandle in ended.keys.sorted() {
             if let characteristic = characteristicSnapshot(valueHandle: valueHandle) {
                 eventSink.yield(.unsubscribed(central, characteristic))
