@@ -106,6 +106,15 @@ public actor Host {
     /// Starts reading from the transport and runs the initialisation sequence.
     public func start() async throws(HostError) {
         guard case .idle = runState else { return }
+        if let pipe, let delivery = pipe.deliveryExecutor, (delivery as AnyObject) === (executor as AnyObject) {
+            // The pipe delivers on this host's executor between its jobs: take packets in place.
+            pipe.receiveDirectly { [weak self] packet in
+                self?.assumeIsolated { host in
+                    guard case .running = host.runState else { return }
+                    host.received(packet)
+                }
+            }
+        }
         let reader = spawn { await self.readLoop() }
         let transport = self.transport
         let packets = outgoingPackets

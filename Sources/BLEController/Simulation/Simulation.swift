@@ -111,6 +111,12 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         signal()
     }
 
+    /// Code outside any job — the event queue's actions — runs on the simulation thread
+    /// between jobs, so it holds the isolation of every actor on this executor.
+    public func checkIsolated() {
+        precondition(isOnSimulationThread, "not on the simulation thread")
+    }
+
     /// True on the simulation thread (a comparison of thread identities, no lock).
     private var isOnSimulationThread: Bool {
         simulationThread.load(ordering: .relaxed) == Self.currentThreadID
