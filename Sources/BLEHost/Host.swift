@@ -26,7 +26,8 @@ public struct HostConfiguration: Sendable {
 public protocol ATTServerHandler: Sendable {
     /// The response to a request, or nil for a command (which gets none). Exchange MTU
     /// requests come here too; the host takes the new ATT_MTU from the response.
-    func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU?
+    /// Runs on the caller's executor (the host's): nothing is sent elsewhere to answer.
+    nonisolated(nonsending) func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU?
     /// The bearer's ATT_MTU changed (an exchange this host started as client).
     func attMTUChanged(_ mtu: Int, connection: UInt16) async
     /// The link is gone: forget per-connection state.
