@@ -32,7 +32,8 @@ public struct HostConfiguration: Sendable {
 public protocol ATTServerHandler: Sendable {
     /// The response to a request, or nil for a command (which gets none). Exchange MTU
     /// requests come here too; the host takes the new ATT_MTU from the response.
-    func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU?
+    /// Runs on the caller's executor (the host's): nothing is sent elsewhere to answer.
+    nonisolated(nonsending) func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU?
     /// The bearer's ATT_MTU changed (an exchange this host started as client).
     func attMTUChanged(_ mtu: Int, connection: UInt16) async
     /// The link is gone: forget per-connection state.
@@ -71,6 +72,8 @@ public actor Host {
     /// Packets to the controller, sent in this order by one writer task.
     private let outgoing: AsyncStream<H4Packet>.Continuation
     private let outgoingPackets: AsyncStream<H4Packet>
+    /// The transport when it is an in-process pipe, which sends synchronously.
+    private let pipe: PipeTransport?
 
     var runState = RunState.idle
     var commandFlow = CommandFlow()
@@ -105,6 +108,7 @@ public actor Host {
         executor: (any HostExecutor)? = nil, configuration: HostConfiguration = HostConfiguration()
     ) {
         self.transport = transport
+        self.pipe = transport as? PipeTransport
         self.clock = clock
         self.configuration = configuration
         if let executor {
@@ -123,6 +127,15 @@ public actor Host {
     /// Starts reading from the transport and runs the initialisation sequence.
     public func start() async throws(HostError) {
         guard case .idle = runState else { return }
+        if let pipe, let delivery = pipe.deliveryExecutor, (delivery as AnyObject) === (executor as AnyObject) {
+            // The pipe delivers on this host's executor between its jobs: take packets in place.
+            pipe.receiveDirectly { [weak self] packet in
+                self?.assumeIsolated { host in
+                    guard case .running = host.runState else { return }
+                    host.received(packet)
+                }
+            }
+        }
         let reader = spawn { await self.readLoop() }
         let transport = self.transport
         let packets = outgoingPackets
@@ -179,8 +192,15 @@ public actor Host {
         Task(executorPreference: executor, operation: operation)
     }
 
-    /// Queues a packet for the controller (in order).
-    func transmit(_ packet: H4Packet) { outgoing.yield(packet) }
+    /// Queues a packet for the controller (in order). An in-process pipe takes it at once —
+    /// still as H4 bytes — instead of through the writer task.
+    func transmit(_ packet: H4Packet) {
+        if let pipe {
+            try? pipe.sendNow(packet)
+        } else {
+            outgoing.yield(packet)
+        }
+    }
 
     // MARK: Reading
 

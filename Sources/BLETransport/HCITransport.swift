@@ -37,21 +37,56 @@ public final class PipeTransport: HCITransport {
     private let continuation: AsyncThrowingStream<H4Packet, any Error>.Continuation
     private let toController: @Sendable (H4Packet) -> Void
     private let isClosed = Atomic<Bool>(false)
+    /// The serial executor whose thread calls `deliver`, always between that executor's jobs
+    /// (a virtual controller's port: its actions run on the simulation thread); nil when
+    /// packets may come from anywhere.
+    public let deliveryExecutor: (any SerialExecutor)?
+    /// Takes packets in place of `packets` once a host on `deliveryExecutor` asked for them.
+    private let directReceiver = Mutex<DirectReceiver?>(nil)
+
+    /// A box, so that reading the receiver under the lock copies a reference rather than
+    /// re-wrapping a closure.
+    private final class DirectReceiver: Sendable {
+        let receive: @Sendable (H4Packet) -> Void
+        init(_ receive: @escaping @Sendable (H4Packet) -> Void) { self.receive = receive }
+    }
 
     /// `toController` receives every packet the host sends, in order, on the sender's task.
-    public init(toController: @escaping @Sendable (H4Packet) -> Void) {
+    public init(
+        deliveryExecutor: (any SerialExecutor)? = nil, toController: @escaping @Sendable (H4Packet) -> Void
+    ) {
         (packets, continuation) = AsyncThrowingStream.makeStream(of: H4Packet.self, throwing: (any Error).self)
+        self.deliveryExecutor = deliveryExecutor
         self.toController = toController
     }
 
+    /// Hands every later packet to `receiver`, on the delivering thread, instead of to
+    /// `packets`: a host running on `deliveryExecutor` takes each one in place, without a
+    /// stream and a task resumption per packet. `packets` still reports the end.
+    public func receiveDirectly(_ receiver: @escaping @Sendable (H4Packet) -> Void) {
+        let box = DirectReceiver(receiver)
+        directReceiver.withLock { $0 = box }
+    }
+
     public func send(_ packet: H4Packet) async throws(HCITransportError) {
+        try sendNow(packet)
+    }
+
+    /// Sends one packet to the controller at once, on the caller's thread: the in-process
+    /// pipe needs no suspension, so a host may skip a writer task and its hop per packet.
+    public func sendNow(_ packet: H4Packet) throws(HCITransportError) {
         guard !isClosed.load(ordering: .acquiring) else { throw .closed }
         toController(packet)
     }
 
     /// A packet from the controller to the host.
     public func deliver(_ packet: H4Packet) {
-        continuation.yield(packet)
+        guard !isClosed.load(ordering: .acquiring) else { return }
+        if let receiver = directReceiver.withLock({ $0 }) {
+            receiver.receive(packet)
+        } else {
+            continuation.yield(packet)
+        }
     }
 
     /// Fails the transport (e.g. the controller side saw garbage).
@@ -62,6 +97,7 @@ public final class PipeTransport: HCITransport {
 
     public func close() async {
         isClosed.store(true, ordering: .releasing)
+        directReceiver.withLock { $0 = nil }
         continuation.finish()
     }
 }

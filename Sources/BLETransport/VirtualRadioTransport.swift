@@ -6,7 +6,10 @@ extension PipeTransport {
     /// controller as H4 bytes; the controller's come back decoded from H4 bytes, exactly as over
     /// a wire (Core 5.4 Vol 4 Part A §2).
     public static func attached(to port: VirtualControllerPort) -> PipeTransport {
-        let transport = PipeTransport { packet in port.send(packet.encoded) }
+        // The controller delivers from simulation actions, between the simulation's jobs.
+        let transport = PipeTransport(deliveryExecutor: port.simulation.executor) { packet in
+            port.send(packet.encoded)
+        }
         port.setReceiver { bytes in
             do {
                 transport.deliver(try H4Packet(decoding: bytes))

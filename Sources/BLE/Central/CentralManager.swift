@@ -191,11 +191,10 @@ public actor CentralManager {
     /// Reads the host's events, in order, for as long as the host runs.
     private func startPump() {
         let events = stack.host.events
-        pump = stack.spawn { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.handle(event)
-            }
+        pump = stack.pump(events) { [weak self] event in
+            guard let self else { return false }
+            await self.handle(event)
+            return true
         }
     }
 

@@ -210,7 +210,8 @@ public actor Peripheral {
         guard case let (start, index)? = characteristicPosition(valueHandle: attributeHandle) else { return }
         serviceRecords[start]?.characteristics?[index].value = value
         valueListeners[attributeHandle]?.yield(value)
-        guard let record = serviceRecords[start]?.characteristics?[index] else { return }
+        // The snapshot costs more than the value's trip: build it only for a listener.
+        guard !eventListeners.isEmpty, let record = serviceRecords[start]?.characteristics?[index] else { return }
         eventListeners.yield(.valueUpdated(snapshot(record), value))
     }
 

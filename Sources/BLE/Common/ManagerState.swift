@@ -36,6 +36,9 @@ public enum PeripheralState: Sendable, Hashable {
 struct Subscribers<Element: Sendable> {
     private var continuations: [AsyncStream<Element>.Continuation] = []
 
+    /// No stream was made, or every one ended and was noticed.
+    var isEmpty: Bool { continuations.isEmpty }
+
     /// A new stream, starting with `initial` when given.
     mutating func make(initial: Element? = nil) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)

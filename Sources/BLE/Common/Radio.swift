@@ -70,6 +70,28 @@ struct HostStack: Sendable {
         Task(executorPreference: executor, operation: operation)
     }
 
+    /// Reads `stream` on the host's isolation and hands each element to `handle`, which runs
+    /// there too: a call from it into an actor on the same executor (a manager, a peripheral)
+    /// switches in place, where a reader without isolation would queue a job to go there and
+    /// another to come back, for every element. Stops when the stream ends or `handle` returns
+    /// false.
+    @discardableResult
+    func pump<Element: Sendable>(
+        _ stream: AsyncStream<Element>, _ handle: nonisolated(nonsending) @escaping @Sendable (Element) async -> Bool
+    ) -> Task<Void, Never> {
+        let host = self.host
+        return spawn { await Self.drain(stream, on: host, handle) }
+    }
+
+    private static func drain<Element: Sendable>(
+        _ stream: AsyncStream<Element>, on host: isolated Host,
+        _ handle: nonisolated(nonsending) @Sendable (Element) async -> Bool
+    ) async {
+        for await element in stream {
+            guard await handle(element) else { return }
+        }
+    }
+
     /// Sleeps on the host's clock; false when cancelled.
     func sleep(for duration: Duration) async -> Bool {
         do {

@@ -8,18 +8,16 @@ extension PeripheralManager {
         let hostEvents = stack.host.events
         let serverEvents = server.events
         pumps.append(
-            stack.spawn { [weak self] in
-                for await event in hostEvents {
-                    guard let self else { return }
-                    await self.handle(event)
-                }
+            stack.pump(hostEvents) { [weak self] event in
+                guard let self else { return false }
+                await self.handle(event)
+                return true
             })
         pumps.append(
-            stack.spawn { [weak self] in
-                for await event in serverEvents {
-                    guard let self else { return }
-                    await self.handle(event)
-                }
+            stack.pump(serverEvents) { [weak self] event in
+                guard let self else { return false }
+                await self.handle(event)
+                return true
             })
     }
 
@@ -68,6 +66,7 @@ extension PeripheralManager {
     /// Vol 6 Part B §4.4.2.3); as in Core Bluetooth, it goes on until `stopAdvertising()`.
     private func linkUp(_ info: ConnectionInfo) async {
         centrals[info.handle] = info.peerAddress
+        centralIdentifiers[info.handle] = info.peerAddress.peerIdentifier
         eventSink.yield(.connected(await central(info.handle)))
         guard advertisement != nil, state == .poweredOn else { return }
         do {
@@ -84,6 +83,7 @@ extension PeripheralManager {
         let central = await central(handle)
         let ended = subscriptions.removeValue(forKey: handle) ?? [:]
         centrals[handle] = nil
+        centralIdentifiers[handle] = nil
         for valueHandle in ended.keys.sorted() {
             if let characteristic = characteristicSnapshot(valueHandle: valueHandle) {
                 eventSink.yield(.unsubscribed(central, characteristic))

@@ -57,6 +57,8 @@ public actor PeripheralManager {
     var published: [UInt16: PublishedService] = [:]
     /// Connected centrals by connection handle.
     var centrals: [UInt16: LEAddress] = [:]
+    /// Their identifiers (a SHA-1 each: computed once per link, not once per request).
+    var centralIdentifiers: [UInt16: UUID] = [:]
     /// What each central subscribed to: connection handle → characteristic value handle → its
     /// latest Client Characteristic Configuration (Core 5.4 Vol 3 Part G §3.3.3.3).
     var subscriptions: [UInt16: [UInt16: GATTSubscription]] = [:]
@@ -195,7 +197,7 @@ public actor PeripheralManager {
     func central(_ handle: UInt16) async -> Central {
         let mtu = await stack.host.attMTU(on: handle)
         // A link already gone while a request was built gets the identifier of no real device.
-        let identifier = centrals[handle]?.peerIdentifier ?? LEAddress(.zero, type: .public).peerIdentifier
+        let identifier = centralIdentifiers[handle] ?? LEAddress(.zero, type: .public).peerIdentifier
         return Central(identifier: identifier, maximumUpdateValueLength: mtu - 3, connection: handle)
     }
 }

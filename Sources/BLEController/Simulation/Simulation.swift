@@ -83,6 +83,12 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
 
     private let state = Mutex(State())
     private let wakeUp = NSCondition()
+    /// The simulation thread, once started: work queued from it needs neither the lock nor a
+    /// wake-up (the thread is running, and picks it up before it next looks at the queue).
+    private let simulationThread = Atomic<UInt>(0)
+    /// Jobs and actions queued from the simulation thread itself; touched only there.
+    private var localJobs: [UnownedJob] = []
+    private var localActions: [@Sendable (EventQueue) -> Void] = []
     private let pacing: Simulation.Pacing
     private let isPaced: Bool
     /// The event queue; owned by the simulation thread.
@@ -97,8 +103,31 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
+        if isOnSimulationThread {
+            localJobs.append(unowned)
+            return
+        }
         state.withLock { $0.jobs.append(unowned) }
         signal()
+    }
+
+    /// Code outside any job — the event queue's actions — runs on the simulation thread
+    /// between jobs, so it holds the isolation of every actor on this executor.
+    public func checkIsolated() {
+        precondition(isOnSimulationThread, "not on the simulation thread")
+    }
+
+    /// True on the simulation thread (a comparison of thread identities, no lock).
+    private var isOnSimulationThread: Bool {
+        simulationThread.load(ordering: .relaxed) == Self.currentThreadID
+    }
+
+    private static var currentThreadID: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            UInt(pthread_self())
+        #endif
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
@@ -109,6 +138,10 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     var now: VirtualInstant { VirtualInstant(nanoseconds: publishedNow.load(ordering: .acquiring)) }
 
     func submit(_ action: @escaping @Sendable (EventQueue) -> Void) {
+        if isOnSimulationThread {
+            localActions.append(action)
+            return
+        }
         state.withLock { $0.actions.append(action) }
         signal()
     }
@@ -150,14 +183,25 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     /// event (at once, or when the wall clock reaches it in paced mode); when nothing is
     /// scheduled either, sleeps until new work arrives.
     private func loop() {
+        simulationThread.store(Self.currentThreadID, ordering: .releasing)
         let wallStart = ContinuousClock.now
+        var jobs: [UnownedJob] = []
+        var actions: [@Sendable (EventQueue) -> Void] = []
         while true {
-            let (jobs, actions, stopped) = state.withLock { state in
-                defer {
+            // This round's work: what other threads queued, then what this thread queued, each
+            // in order. The buffers are swapped, not copied, so a busy loop allocates nothing.
+            swap(&jobs, &localJobs)
+            swap(&actions, &localActions)
+            let stopped = state.withLock { state in
+                if !state.jobs.isEmpty {
+                    jobs.insert(contentsOf: state.jobs, at: 0)
                     state.jobs.removeAll(keepingCapacity: true)
+                }
+                if !state.actions.isEmpty {
+                    actions.insert(contentsOf: state.actions, at: 0)
                     state.actions.removeAll(keepingCapacity: true)
                 }
-                return (state.jobs, state.actions, state.stopped)
+                return state.stopped
             }
             if stopped { return }
             if !jobs.isEmpty || !actions.isEmpty {
@@ -166,6 +210,8 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
                     job.runSynchronously(
                         isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
                 }
+                jobs.removeAll(keepingCapacity: true)
+                actions.removeAll(keepingCapacity: true)
                 continue
             }
             // Paced time follows the wall clock whether or not a run is under way; virtual time

@@ -136,7 +136,7 @@ extension Host {
         case .request: receivedRequest(pdu, on: handle)
         case .response: receivedResponse(pdu, on: handle)
         case .command:
-            if let server = attServer { spawn { _ = await server.handle(pdu, connection: handle) } }
+            if let server = attServer { spawn { await self.serve(command: pdu, on: handle, with: server) } }
         case .notification: receivedNotification(pdu, on: handle)
         case .indication:
             if case .handleValueIndication(let indication) = pdu {
@@ -173,10 +173,18 @@ extension Host {
             return
         }
         bearers[handle]!.incoming = .serving(pdu.opcode)
-        spawn {
-            let response = await server.handle(pdu, connection: handle)
-            await self.finishServing(response, for: pdu, on: handle)
-        }
+        spawn { await self.serve(request: pdu, on: handle, with: server) }
+    }
+
+    /// The server works on the host's executor (its `handle` runs where it is called), so the
+    /// application it asks — a peripheral manager on the same executor — is reached in place.
+    private func serve(request pdu: ATTPDU, on handle: UInt16, with server: any ATTServerHandler) async {
+        let response = await server.handle(pdu, connection: handle)
+        finishServing(response, for: pdu, on: handle)
+    }
+
+    private func serve(command pdu: ATTPDU, on handle: UInt16, with server: any ATTServerHandler) async {
+        _ = await server.handle(pdu, connection: handle)
     }
 
     private func finishServing(_ response: ATTPDU?, for request: ATTPDU, on handle: UInt16) {

@@ -14,8 +14,9 @@ public enum GATTServerEvent: Sendable, Hashable {
 /// A class with its state behind a lock rather than an actor: it is called on the host's
 /// executor and never holds the lock across the application's answer.
 public final class GATTServerHandler: ATTServerHandler {
-    public typealias ReadHandler = @Sendable (GATTReadRequest) async -> GATTReadResult
-    public typealias WriteHandler = @Sendable (GATTWriteRequest) async -> GATTWriteResult
+    /// Handlers run on the caller's executor — the host's — like `handle`.
+    public typealias ReadHandler = nonisolated(nonsending) @Sendable (GATTReadRequest) async -> GATTReadResult
+    public typealias WriteHandler = nonisolated(nonsending) @Sendable (GATTWriteRequest) async -> GATTWriteResult
 
     private struct State {
         var server: GATTServer
@@ -43,7 +44,7 @@ public final class GATTServerHandler: ATTServerHandler {
         try state.withLock { try body(&$0.server) }
     }
 
-    public func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU? {
+    nonisolated(nonsending) public func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU? {
         var outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection)) }
         // The application may be asked several times (Read Multiple of dynamic values).
         while true {

@@ -1,0 +1,105 @@
+import ArgumentParser
+import BLE
+import BLEController
+
+/// `ble bench gatt`: GATT throughput and round trips between a peripheral manager and a
+/// central manager on the virtual radio, in wall time and virtual time.
+struct GATTBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gatt",
+        abstract: "Notifications, write round trips and writes without response through the public API.",
+        discussion: """
+            A PeripheralManager and a CentralManager, each with its own host and virtual controller,
+            connect with the profile's link (ideal: LE 2M, LL 251, ATT MTU 247, 7.5 ms, rule A),
+            subscribe, then: stream --count notifications of ATT_MTU − 3 octets (updateValue with its
+            back-pressure), time --round-trips Write Requests one after the other, and stream --count
+            writes without response (canSendWriteWithoutResponse flow control). Every value is checked
+            on arrival (order and content). The virtual radio is unpaced: wall figures say how fast
+            this stack runs, virtual figures how fast the air would carry the traffic.
+            Example: ble bench gatt --count 100000 --profile ideal
+            """)
+
+    @Option(help: "Notifications and writes without response to stream.") var count: Int = 50_000
+    @Option(name: .customLong("round-trips"), help: "Write requests to time.") var roundTrips: Int = 2_000
+    @Option(
+        help: ArgumentHelp(
+            "Air-time profile of the link: " + AirTimeProfile.allCases.map(\.name).joined(separator: ", ") + "."))
+    var profile: String = "ideal"
+    @Flag(help: "Print the result as JSON.") var json = false
+
+    func validate() throws {
+        guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be 1…10000000") }
+        guard (1...1_000_000).contains(roundTrips) else { throw ValidationError("--round-trips must be 1…1000000") }
+        guard AirTimeProfile(named: profile) != nil else {
+            let known = AirTimeProfile.allCases.map(\.name).joined(separator: ", ")
+            throw ValidationError("unknown --profile '\(profile)'; known profiles: \(known)")
+        }
+    }
+
+    func run() async throws {
+        var parameters = GATTBenchmark.Parameters()
+        parameters.profile = AirTimeProfile(named: profile) ?? .ideal
+        parameters.notifications = count
+        parameters.writesWithoutResponse = count
+        parameters.roundTrips = roundTrips
+        let result = try await GATTBenchmark.run(parameters)
+        print(json ? Self.json(result) : Self.text(result))
+    }
+
+    static func text(_ r: GATTBenchmark.Result) -> String {
+        let p = r.parameters
+        let rows = [
+            ("notifications", r.notifications, r.notificationBackPressure, "updateValue false"),
+            ("write without response", r.writesWithoutResponse, r.writeBackPressure, "not ready"),
+        ]
+        var lines = [
+            "ble bench gatt — profile \(p.profile), \(p.valueLength)-octet values, virtual radio unpaced",
+            pad("", 24) + pad("values", 10) + pad("wall MB/s", 12) + pad("wall s", 10) + pad("virtual kbit/s", 16)
+                + pad("predicted", 12) + "back-pressure",
+        ]
+        for (name, t, pressure, label) in rows {
+            lines.append(
+                pad(name, 24) + pad("\(t.values)", 10) + pad(format(t.wallMegabytesPerSecond), 12)
+                    + pad(format(AirtimeBenchCommand.seconds(t.wallTime), digits: 3), 10)
+                    + pad(t.virtualKbps.map { format($0) } ?? "–", 16) + pad(format(t.predictedKbps), 12)
+                    + "\(pressure) × \(label)")
+        }
+        let trips = r.roundTrips
+        lines.append(
+            "write request round trip (\(trips.count) samples): median \(micro(trips.wallMedian)) µs, "
+                + "p90 \(micro(trips.wallP90)) µs, p99 \(micro(trips.wallP99)) µs wall; "
+                + "median \(milli(trips.virtualMedian)) ms virtual")
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ r: GATTBenchmark.Result) -> String {
+        func throughput(_ t: GATTBenchmark.Throughput, _ pressure: Int) -> String {
+            "{\"values\":\(t.values),\"octets\":\(t.octets),"
+                + "\"wallSeconds\":\(format(AirtimeBenchCommand.seconds(t.wallTime), digits: 6)),"
+                + "\"wallMBps\":\(format(t.wallMegabytesPerSecond)),"
+                + "\"virtualKbps\":\(t.virtualKbps.map { format($0) } ?? "null"),"
+                + "\"predictedKbps\":\(format(t.predictedKbps)),\"backPressure\":\(pressure)}"
+        }
+        let trips = r.roundTrips
+        return "{\"profile\":\"\(r.parameters.profile)\",\"valueLength\":\(r.parameters.valueLength),"
+            + "\"notifications\":\(throughput(r.notifications, r.notificationBackPressure)),"
+            + "\"writeWithoutResponse\":\(throughput(r.writesWithoutResponse, r.writeBackPressure)),"
+            + "\"writeRoundTrip\":{\"samples\":\(trips.count),\"wallMedianMicroseconds\":\(micro(trips.wallMedian)),"
+            + "\"wallP90Microseconds\":\(micro(trips.wallP90)),\"wallP99Microseconds\":\(micro(trips.wallP99)),"
+            + "\"virtualMedianMilliseconds\":\(milli(trips.virtualMedian))}}"
+    }
+
+    static func micro(_ duration: Duration?) -> String {
+        duration.map { format(AirtimeBenchCommand.seconds($0) * 1e6, digits: 1) } ?? "null"
+    }
+
+    static func milli(_ duration: Duration?) -> String {
+        duration.map { format(AirtimeBenchCommand.seconds($0) * 1e3, digits: 3) } ?? "null"
+    }
+
+    static func format(_ value: Double, digits: Int = 2) -> String { AirtimeBenchCommand.format(value, digits: digits) }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}
