@@ -203,6 +203,7 @@ extension Radio {
         switch self {
         case .virtual(let radio, _, _): radio.simulation
         case .transport: nil
+        case .captured(let radio, _): radio.simulation
         }
     }
 }
