@@ -29,6 +29,11 @@ public enum GATTBenchmark {
         public var roundTrips = 1_000
         /// Writes without response to stream.
         public var writesWithoutResponse = 20_000
+        /// Whether the profile's data length and PHY must be reached before measuring (the
+        /// virtual radio grants them), or are only asked for: a real or foreign controller may
+        /// refuse them (Bumble's has neither data length extension nor PHY update) and the
+        /// benchmark then runs on the link it got.
+        public var requiresLinkSettings = true
 
         public init() {}
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import BLE
 import BLEController
+import BLETransport
+import Foundation
 
 /// `ble bench gatt`: GATT throughput and round trips between a peripheral manager and a
 /// central manager on the virtual radio, in wall time and virtual time.
@@ -26,6 +28,19 @@ struct GATTBenchCommand: AsyncParsableCommand {
             "Air-time profile of the link: " + AirTimeProfile.allCases.map(\.name).joined(separator: ", ") + "."))
     var profile: String = "ideal"
     @Flag(help: "Print the result as JSON.") var json = false
+    @Option(
+        name: .customLong("transport"),
+        help: ArgumentHelp(
+            "The central's controller: virtual (default: both devices on one in-process virtual radio) or an HCI "
+                + "transport moniker (tcp-client:HOST:PORT, unix:PATH, serial:DEVICE[,SPEED], hci-socket:INDEX, …).",
+            valueName: "MONIKER"))
+    var transport = "virtual"
+    @Option(
+        name: .customLong("peer-transport"),
+        help: ArgumentHelp(
+            "The peripheral's controller: virtual, or an HCI transport moniker (with --transport one too).",
+            valueName: "MONIKER"))
+    var peerTransport = "virtual"
 
     func validate() throws {
         guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be 1…10000000") }
@@ -33,6 +48,27 @@ struct GATTBenchCommand: AsyncParsableCommand {
         guard AirTimeProfile(named: profile) != nil else {
             let known = AirTimeProfile.allCases.map(\.name).joined(separator: ", ")
             throw ValidationError("unknown --profile '\(profile)'; known profiles: \(known)")
+        }
+        _ = try monikers()
+    }
+
+    /// The central's and the peripheral's transports: both virtual, or both HCI transports (an
+    /// in-process virtual controller cannot reach a controller in another process).
+    func monikers() throws -> (central: TransportMoniker, peripheral: TransportMoniker)? {
+        func parse(_ text: String, _ option: String) throws -> TransportMoniker {
+            do {
+                return try TransportMoniker(parsing: text)
+            } catch {
+                throw ValidationError("--\(option) \(text): \(error)")
+            }
+        }
+        let central = try parse(transport, "transport")
+        let peripheral = try parse(peerTransport, "peer-transport")
+        switch (central, peripheral) {
+        case (.virtual, .virtual): return nil
+        case (.virtual, _), (_, .virtual):
+            throw ValidationError("--transport and --peer-transport must both be virtual or both HCI transports")
+        default: return (central, peripheral)
         }
     }
 
@@ -42,18 +78,40 @@ struct GATTBenchCommand: AsyncParsableCommand {
         parameters.notifications = count
         parameters.writesWithoutResponse = count
         parameters.roundTrips = roundTrips
-        let result = try await GATTBenchmark.run(parameters)
-        print(json ? Self.json(result) : Self.text(result))
+        let result: GATTBenchmark.Result
+        if let (central, peripheral) = try monikers() {
+            parameters.requiresLinkSettings = false
+            let centralTransport = try await Self.open(central, option: "transport")
+            let peripheralTransport = try await Self.open(peripheral, option: "peer-transport")
+            result = try await GATTBenchmark.run(
+                parameters, peripheral: .transport(peripheralTransport), central: .transport(centralTransport))
+        } else {
+            result = try await GATTBenchmark.run(parameters)
+        }
+        print(json ? Self.json(result, over: transportLabel) : Self.text(result, over: transportLabel))
     }
 
-    static func text(_ r: GATTBenchmark.Result) -> String {
+    /// What the two hosts ran over, for the report.
+    var transportLabel: String {
+        transport == "virtual" ? "virtual radio unpaced" : "central on \(transport), peripheral on \(peerTransport)"
+    }
+
+    static func open(_ moniker: TransportMoniker, option: String) async throws -> any HCITransport {
+        do {
+            return try await moniker.openHostTransport()
+        } catch {
+            throw CommandFailure("--\(option) \(moniker): \(error)")
+        }
+    }
+
+    static func text(_ r: GATTBenchmark.Result, over label: String = "virtual radio unpaced") -> String {
         let p = r.parameters
         let rows = [
             ("notifications", r.notifications, r.notificationBackPressure, "updateValue false"),
             ("write without response", r.writesWithoutResponse, r.writeBackPressure, "not ready"),
         ]
         var lines = [
-            "ble bench gatt — profile \(p.profile), \(p.valueLength)-octet values, virtual radio unpaced",
+            "ble bench gatt — profile \(p.profile), \(p.valueLength)-octet values, \(label)",
             pad("", 24) + pad("values", 10) + pad("wall MB/s", 12) + pad("wall s", 10) + pad("virtual kbit/s", 16)
                 + pad("predicted", 12) + "back-pressure",
         ]
@@ -61,18 +119,18 @@ struct GATTBenchCommand: AsyncParsableCommand {
             lines.append(
                 pad(name, 24) + pad("\(t.values)", 10) + pad(format(t.wallMegabytesPerSecond), 12)
                     + pad(format(AirtimeBenchCommand.seconds(t.wallTime), digits: 3), 10)
-                    + pad(t.virtualKbps.map { format($0) } ?? "–", 16) + pad(format(t.predictedKbps), 12)
+                    + pad(t.virtualKbps.map { format($0) } ?? "–", 16) + pad(t.virtualKbps == nil ? "–" : format(t.predictedKbps), 12)
                     + "\(pressure) × \(label)")
         }
         let trips = r.roundTrips
         lines.append(
             "write request round trip (\(trips.count) samples): median \(micro(trips.wallMedian)) µs, "
-                + "p90 \(micro(trips.wallP90)) µs, p99 \(micro(trips.wallP99)) µs wall; "
-                + "median \(milli(trips.virtualMedian)) ms virtual")
+                + "p90 \(micro(trips.wallP90)) µs, p99 \(micro(trips.wallP99)) µs wall"
+                + (trips.virtualMedian.map { "; median \(milli($0)) ms virtual" } ?? ""))
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ r: GATTBenchmark.Result) -> String {
+    static func json(_ r: GATTBenchmark.Result, over label: String = "virtual radio unpaced") -> String {
         func throughput(_ t: GATTBenchmark.Throughput, _ pressure: Int) -> String {
             "{\"values\":\(t.values),\"octets\":\(t.octets),"
                 + "\"wallSeconds\":\(format(AirtimeBenchCommand.seconds(t.wallTime), digits: 6)),"
@@ -81,7 +139,8 @@ struct GATTBenchCommand: AsyncParsableCommand {
                 + "\"predictedKbps\":\(format(t.predictedKbps)),\"backPressure\":\(pressure)}"
         }
         let trips = r.roundTrips
-        return "{\"profile\":\"\(r.parameters.profile)\",\"valueLength\":\(r.parameters.valueLength),"
+        let over = label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "{\"over\":\"\(over)\",\"profile\":\"\(r.parameters.profile)\",\"valueLength\":\(r.parameters.valueLength),"
             + "\"notifications\":\(throughput(r.notifications, r.notificationBackPressure)),"
             + "\"writeWithoutResponse\":\(throughput(r.writesWithoutResponse, r.writeBackPressure)),"
             + "\"writeRoundTrip\":{\"samples\":\(trips.count),\"wallMedianMicroseconds\":\(micro(trips.wallMedian)),"
