@@ -140,7 +140,8 @@ struct DeviceConnectionTests {
                 }
             }
             await #expect(
-                throws: DeviceProtocolError.malformedPayload(messageType: 0x0B, field: "result", problem: .invalidValue(9))
+                throws: DeviceProtocolError.malformedPayload(
+                    messageType: 0x0B, field: "result", problem: .invalidValue(9))
             ) {
                 try await loopback.app.request(.otaCommit)
             }

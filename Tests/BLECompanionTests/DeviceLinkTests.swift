@@ -36,8 +36,9 @@ struct DeviceLinkTests {
         }
     }
 
-    @Test("Back-pressure over the air: many messages both ways, none lost, in order, writers waited for room",
-          arguments: [23, 247])
+    @Test(
+        "Back-pressure over the air: many messages both ways, none lost, in order, writers waited for room",
+        arguments: [23, 247])
     func backPressure(mtu: Int) async throws {
         try await HeadsetPair.run(mtu: mtu) { pair in
             let mtuNow = await pair.phone.peripheral.mtu
@@ -111,7 +112,8 @@ struct DeviceLinkTests {
             await central.stopScan()
             try await central.connect(found.peripheral)
             await #expect(throws: DeviceProtocolError.serviceNotFound(HeadsetProtocol.serviceUUID)) {
-                try await DeviceLink.open(found.peripheral, speaking: HeadsetProtocol.self, configuration: .virtual(radio.simulation))
+                try await DeviceLink.open(
+                    found.peripheral, speaking: HeadsetProtocol.self, configuration: .virtual(radio.simulation))
             }
             await central.close()
             await manager.close()

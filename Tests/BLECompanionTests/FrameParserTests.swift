@@ -15,7 +15,9 @@ struct FrameParserTests {
 
     static var stream: [UInt8] { frames.flatMap(\.encoded) }
 
-    @Test("Segmentation over ATT_MTU 23 and 247: chunks of at most MTU − 3 octets that rejoin to the frame", arguments: [23, 247])
+    @Test(
+        "Segmentation over ATT_MTU 23 and 247: chunks of at most MTU − 3 octets that rejoin to the frame",
+        arguments: [23, 247])
     func segmentation(mtu: Int) {
         let size = DeviceFrameSegmenter.maximumChunkLength(forATTMTU: mtu)
         #expect(size == mtu - 3)
@@ -37,13 +39,16 @@ struct FrameParserTests {
         let stream = Self.frames[2].encoded + Self.frames[3].encoded
         for split in 0...stream.count {
             var parser = DeviceFrameParser()
-            let frames = (parser.append(stream[..<split]) + parser.append(stream[split...])).compactMap { try? $0.get() }
+            let frames = (parser.append(stream[..<split]) + parser.append(stream[split...])).compactMap {
+                try? $0.get()
+            }
             #expect(frames == [Self.frames[2], Self.frames[3]], "split at \(split)")
             #expect(parser.discardedOctets == 0 && parser.bufferedOctets == 0)
         }
     }
 
-    @Test("Reassembly from one-octet chunks and from MTU 23 and 247 chunks of the whole stream", arguments: [1, 20, 244])
+    @Test(
+        "Reassembly from one-octet chunks and from MTU 23 and 247 chunks of the whole stream", arguments: [1, 20, 244])
     func chunked(size: Int) {
         var parser = DeviceFrameParser()
         let results = DeviceFrameSegmenter.segments(of: Self.stream, maximumLength: size).flatMap { parser.append($0) }

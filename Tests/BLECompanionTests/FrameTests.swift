@@ -19,7 +19,8 @@ struct FrameTests {
         #expect(try DeviceFrame(decoding: hex("A5 10 04 00 01 00 04 50 A9")) == frame)
         let request = DeviceFrame(kind: .request, messageType: 0x81, sequence: 1)
         #expect(request.encoded == hex("A5 11 81 01 00 00 8E 9E"))
-        let long = DeviceFrame(kind: .response, messageType: 0x09, sequence: 9, payload: Array(repeating: 7, count: 300))
+        let long = DeviceFrame(
+            kind: .response, messageType: 0x09, sequence: 9, payload: Array(repeating: 7, count: 300))
         #expect(Array(long.encoded[4..<6]) == [0x2C, 0x01])
         #expect(try DeviceFrame(decoding: long.encoded) == long)
     }

@@ -33,13 +33,17 @@ struct HeadsetMessageTests {
             (.proximity(.near), .event, 0, "A5 10 01 00 01 00 00 83 CA"),
             (.gesture(.tap), .event, 0, "A5 10 04 00 01 00 04 50 A9"),
             (.heartbeat(7), .event, 0, "A5 10 06 00 04 00 07 00 00 00 C9 7A"),
-            (.macAddress(BluetoothAddress("00:00:5E:00:53:10")!), .event, 0,
-             "A5 10 08 00 06 00 10 53 00 5E 00 00 4F 75"),
+            (
+                .macAddress(BluetoothAddress("00:00:5E:00:53:10")!), .event, 0,
+                "A5 10 08 00 06 00 10 53 00 5E 00 00 4F 75"
+            ),
             (.otaResend(packet: 258), .event, 0, "A5 10 0C 00 02 00 02 01 DA 58"),
             (.firmwareVersion("1.2.3"), .response, 1, "A5 12 09 01 06 00 05 31 2E 32 2E 33 87 0D"),
             (.mcuResponse(.enteredOTAMode), .response, 2, "A5 12 0A 02 01 00 00 54 40"),
-            (.otaStatus(.init(receivedBytes: 4096, nextPacket: 16)), .response, 3,
-             "A5 12 0D 03 06 00 00 10 00 00 10 00 4A 99"),
+            (
+                .otaStatus(.init(receivedBytes: 4096, nextPacket: 16)), .response, 3,
+                "A5 12 0D 03 06 00 00 10 00 00 10 00 4A 99"
+            ),
             (.otaResult(.success), .response, 4, "A5 12 0B 04 01 00 00 9C CD"),
         ]
         for (message, kind, sequence, text) in device {
@@ -52,11 +56,15 @@ struct HeadsetMessageTests {
             .init(imageSize: 262_144, packetLength: 230, sha256: Samples.sha256, version: "2.0.0"))
         let app: [(HeadsetAppMessage, DeviceFrame.Kind, UInt8, String)] = [
             (.firmwareVersionQuery, .request, 1, "A5 11 81 01 00 00 8E 9E"),
-            (start, .request, 2,
-             "A5 11 83 02 2C 00 00 00 04 00 E6 00 00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F 10 11 12 13 14 15"
-                + " 16 17 18 19 1A 1B 1C 1D 1E 1F 05 32 2E 30 2E 30 B0 15"),
-            (.otaData(.init(packet: 5, data: hex("DE AD BE EF"))), .event, 0,
-             "A5 10 84 00 0A 00 05 00 5A A3 9C 7C DE AD BE EF D2 E7"),
+            (
+                start, .request, 2,
+                "A5 11 83 02 2C 00 00 00 04 00 E6 00 00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F 10 11 12 13 14 15"
+                    + " 16 17 18 19 1A 1B 1C 1D 1E 1F 05 32 2E 30 2E 30 B0 15"
+            ),
+            (
+                .otaData(.init(packet: 5, data: hex("DE AD BE EF"))), .event, 0,
+                "A5 10 84 00 0A 00 05 00 5A A3 9C 7C DE AD BE EF D2 E7"
+            ),
             (.otaCommit, .request, 4, "A5 11 86 04 00 00 53 24"),
         ]
         for (message, kind, sequence, text) in app {
@@ -113,7 +121,9 @@ struct HeadsetMessageTests {
         #expect(device(0x07, [0]) == malformed(0x07, "end of payload", .trailingOctets(1)))
         #expect(device(0x08, [1, 2, 3, 4, 5]) == malformed(0x08, "address", .truncated(needed: 6, available: 5)))
         #expect(device(0x09, [3, 0x31]) == malformed(0x09, "version", .truncated(needed: 3, available: 1)))
-        #expect(device(0x09, [33] + Array(repeating: 0x31, count: 33)) == malformed(0x09, "version", .tooLong(length: 33, maximum: 32)))
+        #expect(
+            device(0x09, [33] + Array(repeating: 0x31, count: 33))
+                == malformed(0x09, "version", .tooLong(length: 33, maximum: 32)))
         #expect(device(0x09, [2, 0xC3, 0x28]) == malformed(0x09, "version", .invalidText))
         #expect(device(0x0A, [2]) == malformed(0x0A, "response", .invalidValue(2)))
         #expect(device(0x0B, [5]) == malformed(0x0B, "result", .invalidValue(5)))
@@ -121,7 +131,9 @@ struct HeadsetMessageTests {
         #expect(device(0x0D, [0, 0, 0, 0, 1]) == malformed(0x0D, "next packet", .truncated(needed: 2, available: 1)))
         #expect(app(0x81, [0]) == malformed(0x81, "end of payload", .trailingOctets(1)))
         #expect(app(0x83, [0, 0, 4, 0, 0, 0]) == malformed(0x83, "packet length", .invalidValue(0)))
-        #expect(app(0x83, [0, 0, 4, 0, 230, 0] + Array(repeating: 0, count: 31)) == malformed(0x83, "SHA-256", .truncated(needed: 32, available: 31)))
+        #expect(
+            app(0x83, [0, 0, 4, 0, 230, 0] + Array(repeating: 0, count: 31))
+                == malformed(0x83, "SHA-256", .truncated(needed: 32, available: 31)))
         #expect(app(0x84, [5, 0, 1, 2, 3, 4]) == malformed(0x84, "data", .truncated(needed: 1, available: 0)))
         #expect(app(0x84, [5, 0, 1]) == malformed(0x84, "CRC-32", .truncated(needed: 4, available: 1)))
         #expect(app(0x88, [60]) == malformed(0x88, "seconds", .truncated(needed: 2, available: 1)))
@@ -141,7 +153,9 @@ struct HeadsetMessageTests {
         }
     }
 
-    @Test("Headset protocol v1 §OTA data: one packet fills one Write Command at MTU 23, 247 and 517", arguments: [23, 247, 517])
+    @Test(
+        "Headset protocol v1 §OTA data: one packet fills one Write Command at MTU 23, 247 and 517",
+        arguments: [23, 247, 517])
     func otaPacketFitsMTU(mtu: Int) throws {
         let length = HeadsetProtocol.maximumOTADataLength(forATTMTU: mtu)
         let packet = HeadsetAppMessage.otaData(.init(packet: 1, data: Array(repeating: 0x5A, count: length)))

@@ -113,7 +113,9 @@ public actor DeviceSideLink<P: DeviceProtocol> {
 
     /// The centrals subscribed to the protocol's notifications.
     public var subscribedCentrals: [Central] {
-        peers.values.filter(\.isSubscribed).map(\.central).sorted { $0.identifier.uuidString < $1.identifier.uuidString }
+        peers.values.filter(\.isSubscribed).map(\.central).sorted {
+            $0.identifier.uuidString < $1.identifier.uuidString
+        }
     }
 
     /// Sends an event to every subscribed central; throws `.notSubscribed` when there is none.

@@ -112,7 +112,8 @@ public enum HeadsetDeviceMessage: DeviceProtocolMessage, CustomStringConvertible
         case .otaResend: self = .otaResend(packet: try reader.uint16("packet"))
         case .otaStatus:
             let received = try reader.uint32("received bytes")
-            self = .otaStatus(HeadsetProtocol.OTAStatus(receivedBytes: received, nextPacket: try reader.uint16("next packet")))
+            self = .otaStatus(
+                HeadsetProtocol.OTAStatus(receivedBytes: received, nextPacket: try reader.uint16("next packet")))
         case .otaAcknowledged: self = .otaAcknowledged(nextPacket: try reader.uint16("next packet"))
         }
         try reader.finish()

@@ -53,7 +53,10 @@ enum Samples {
         + HeadsetProtocol.MCUResponse.allCases.map { .mcuResponse($0) }
         + HeadsetProtocol.OTAResult.allCases.map { .otaResult($0) }
         + [.otaResend(packet: 0), .otaResend(packet: .max)]
-        + [.otaStatus(.init(receivedBytes: 0, nextPacket: 0)), .otaStatus(.init(receivedBytes: .max, nextPacket: .max))]
+        + [
+            .otaStatus(.init(receivedBytes: 0, nextPacket: 0)),
+            .otaStatus(.init(receivedBytes: .max, nextPacket: .max)),
+        ]
         + [.otaAcknowledged(nextPacket: 7)]
 
     static let appMessages: [HeadsetAppMessage] = [
