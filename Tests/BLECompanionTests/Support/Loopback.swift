@@ -11,7 +11,7 @@ struct Loopback: Sendable {
 
     let app: AppEnd
     let device: DeviceEnd
-    /// Chunks the device end sent (for tests that inject bytes of their own).
+    /// Where the device end's chunks go: the app end (tests inject raw octets through it).
     private let deviceTarget: Target<AppEnd>
 
     final class Target<Connection: Sendable>: Sendable {
