@@ -1,0 +1,269 @@
+import BLE
+import Foundation
+
+/// A message from one central, as the device side receives it.
+public struct DeviceSideIncoming<Message: DeviceProtocolMessage>: Sendable, Hashable {
+    public let central: Central
+    public let message: DeviceIncoming<Message>
+}
+
+/// The device's end of a device protocol on a `PeripheralManager`: publishes the protocol's
+/// service, takes the centrals' Write Commands to the app-to-device characteristic (Core 5.4
+/// Vol 3 Part F §3.4.5.3) as chunks, and sends frames in Handle Value Notifications (§3.4.7.1)
+/// of at most ATT_MTU − 3 octets to the centrals subscribed.
+///
+/// One conversation per central. `updateValue` returning false is honoured: the chunk goes
+/// again after `.readyToUpdateSubscribers`, so sends wait instead of being lost.
+///
+/// The link reads the manager's `writeRequests` and `events` (each has one listener): writes
+/// to other characteristics come out of `otherWriteRequests` and every manager event out of
+/// `managerEvents`, for the app to handle.
+public actor DeviceSideLink<P: DeviceProtocol> {
+    private struct Peer {
+        var central: Central
+        var isSubscribed: Bool
+        let connection: DeviceConnection<P.ToApp, P.ToDevice>
+        let pump: Task<Void, Never>
+        var flowControlWaits = 0
+    }
+
+    public nonisolated let manager: PeripheralManager
+    /// The protocol's service as published.
+    public nonisolated let service: Service
+    private let toApp: Characteristic
+    private let toDevice: Characteristic
+    private let configuration: DeviceLinkConfiguration
+
+    /// Events and requests from every central, in arrival order.
+    public nonisolated let incoming: AsyncStream<DeviceSideIncoming<P.ToDevice>>
+    private let incomingSink: AsyncStream<DeviceSideIncoming<P.ToDevice>>.Continuation
+    /// Every event of the manager, passed on.
+    public nonisolated let managerEvents: AsyncStream<PeripheralManagerEvent>
+    private let managerEventSink: AsyncStream<PeripheralManagerEvent>.Continuation
+    /// Writes to characteristics other than the protocol's, to be answered by the app.
+    public nonisolated let otherWriteRequests: AsyncStream<[ATTRequest]>
+    private let otherWriteSink: AsyncStream<[ATTRequest]>.Continuation
+
+    private var peers: [UUID: Peer] = [:]
+    private var pumps: [Task<Void, Never>] = []
+    /// Counts readiness events, so that one arriving between `updateValue` and the wait is
+    /// not missed.
+    private var readinessGeneration: UInt64 = 0
+    private var readinessWaiters: [CheckedContinuation<Void, Never>] = []
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { manager.unownedExecutor }
+
+    /// Publishes the protocol's service on `manager` (powered on) and starts serving it.
+    public static func publish(
+        on manager: PeripheralManager, speaking _: P.Type = P.self,
+        configuration: DeviceLinkConfiguration = DeviceLinkConfiguration()
+    ) async throws(DeviceProtocolError) -> DeviceSideLink<P> {
+        let service: Service
+        do {
+            service = try await manager.add(P.service)
+        } catch {
+            throw .ble(error)
+        }
+        guard let toApp = service.characteristics?.first(where: { $0.uuid == P.toAppCharacteristicUUID }) else {
+            throw .characteristicNotFound(P.toAppCharacteristicUUID)
+        }
+        guard let toDevice = service.characteristics?.first(where: { $0.uuid == P.toDeviceCharacteristicUUID }) else {
+            throw .characteristicNotFound(P.toDeviceCharacteristicUUID)
+        }
+        let link = DeviceSideLink(
+            manager: manager, service: service, toApp: toApp, toDevice: toDevice, configuration: configuration)
+        await link.start()
+        return link
+    }
+
+    private init(
+        manager: PeripheralManager, service: Service, toApp: Characteristic, toDevice: Characteristic,
+        configuration: DeviceLinkConfiguration
+    ) {
+        self.manager = manager
+        self.service = service
+        self.toApp = toApp
+        self.toDevice = toDevice
+        self.configuration = configuration
+        (incoming, incomingSink) = AsyncStream.makeStream(of: DeviceSideIncoming<P.ToDevice>.self)
+        (managerEvents, managerEventSink) = AsyncStream.makeStream(of: PeripheralManagerEvent.self)
+        (otherWriteRequests, otherWriteSink) = AsyncStream.makeStream(of: [ATTRequest].self)
+    }
+
+    private func start() {
+        let writes = manager.writeRequests
+        let events = manager.events
+        pumps.append(
+            Task(executorPreference: configuration.taskExecutor) { [weak self] in
+                for await batch in writes {
+                    guard let self else { return }
+                    await self.received(batch)
+                }
+            })
+        pumps.append(
+            Task(executorPreference: configuration.taskExecutor) { [weak self] in
+                for await event in events {
+                    guard let self else { return }
+                    await self.handle(event)
+                }
+            })
+    }
+
+    // MARK: Sending
+
+    /// The centrals subscribed to the protocol's notifications.
+    public var subscribedCentrals: [Central] {
+        peers.values.filter(\.isSubscribed).map(\.central).sorted {
+            $0.identifier.uuidString < $1.identifier.uuidString
+        }
+    }
+
+    /// Sends an event to every subscribed central; throws `.notSubscribed` when there is none.
+    public func send(_ message: P.ToApp) async throws(DeviceProtocolError) {
+        let centrals = subscribedCentrals
+        guard !centrals.isEmpty else { throw .notSubscribed }
+        for central in centrals { try await send(message, to: central) }
+    }
+
+    /// Sends an event to one central.
+    public func send(_ message: P.ToApp, to central: Central) async throws(DeviceProtocolError) {
+        guard let peer = peers[central.identifier], peer.isSubscribed else { throw .notSubscribed }
+        try await peer.connection.send(message)
+    }
+
+    /// Sends a request to one central and returns its response.
+    public func request(_ message: P.ToApp, to central: Central, timeout: Duration? = nil)
+        async throws(DeviceProtocolError) -> P.ToDevice
+    {
+        guard let peer = peers[central.identifier], peer.isSubscribed else { throw .notSubscribed }
+        return try await peer.connection.request(message, timeout: timeout)
+    }
+
+    /// Answers a request from `incoming`, to the central that sent it.
+    public func respond(to request: DeviceRequestID, with message: P.ToApp) async throws(DeviceProtocolError) {
+        guard let peer = peers.values.first(where: { ObjectIdentifier($0.connection) == request.connection }) else {
+            throw .unknownRequest(sequence: request.sequence)
+        }
+        try await peer.connection.respond(to: request, with: message)
+    }
+
+    /// What the conversation with `central` has seen; nil for a central never heard from.
+    public func statistics(of central: Central) async -> DeviceLinkStatistics? {
+        guard let peer = peers[central.identifier] else { return nil }
+        var statistics = await peer.connection.statistics
+        statistics.flowControlWaits = peer.flowControlWaits
+        return statistics
+    }
+
+    /// Stops serving: conversations close, the streams end. The service stays published.
+    public func close() async {
+        for pump in pumps { pump.cancel() }
+        pumps = []
+        for id in peers.keys.sorted(by: { $0.uuidString < $1.uuidString }) { await drop(id) }
+        incomingSink.finish()
+        managerEventSink.finish()
+        otherWriteSink.finish()
+        resumeReadinessWaiters()
+    }
+
+    /// Sends one chunk to a central in a notification, after waiting for room when
+    /// `updateValue` says there is none.
+    private func notify(_ chunk: [UInt8], to id: UUID) async throws(DeviceProtocolError) {
+        while true {
+            guard let peer = peers[id] else { throw .linkClosed }
+            guard peer.isSubscribed else { throw .notSubscribed }
+            let seen = readinessGeneration
+            let sent: Bool
+            do {
+                sent = try await manager.updateValue(chunk, for: toApp, onSubscribedCentrals: [peer.central])
+            } catch {
+                throw .ble(error)
+            }
+            if sent { return }
+            peers[id]?.flowControlWaits += 1
+            if readinessGeneration == seen { await withCheckedContinuation { readinessWaiters.append($0) } }
+        }
+    }
+
+    private func maximumChunkLength(for id: UUID) -> Int {
+        peers[id]?.central.maximumUpdateValueLength ?? 20
+    }
+
+    // MARK: Receiving
+
+    private func received(_ batch: [ATTRequest]) async {
+        var others: [ATTRequest] = []
+        for request in batch {
+            guard request.characteristic.handle == toDevice.handle, request.isWriteWithoutResponse,
+                request.descriptorUUID == nil
+            else {
+                others.append(request)
+                continue
+            }
+            await peer(for: request.central).connection.receive(request.value ?? [])
+        }
+        if !others.isEmpty { otherWriteSink.yield(others) }
+    }
+
+    private func handle(_ event: PeripheralManagerEvent) async {
+        switch event {
+        case .subscribed(let central, let characteristic) where characteristic.handle == toApp.handle:
+            peer(for: central)
+            peers[central.identifier]?.isSubscribed = true
+        case .unsubscribed(let central, let characteristic) where characteristic.handle == toApp.handle:
+            peers[central.identifier]?.isSubscribed = false
+            resumeReadinessWaiters()
+        case .disconnected(let central, _):
+            await drop(central.identifier)
+            resumeReadinessWaiters()
+        case .readyToUpdateSubscribers:
+            readinessGeneration += 1
+            resumeReadinessWaiters()
+        case .subscribed, .unsubscribed, .connected:
+            break
+        }
+        managerEventSink.yield(event)
+    }
+
+    /// The conversation with `central`, started when it is first heard from; its snapshot
+    /// (and so its ATT_MTU) is refreshed.
+    @discardableResult
+    private func peer(for central: Central) -> Peer {
+        if var peer = peers[central.identifier] {
+            peer.central = central
+            peers[central.identifier] = peer
+            return peer
+        }
+        let id = central.identifier
+        let connection = DeviceConnection<P.ToApp, P.ToDevice>(
+            executor: manager.unownedExecutor,
+            transport: DeviceChunkTransport(
+                maximumChunkLength: { [weak self] in await self?.maximumChunkLength(for: id) ?? 20 },
+                send: { [weak self] chunk throws(DeviceProtocolError) in
+                    guard let self else { throw .linkClosed }
+                    try await self.notify(chunk, to: id)
+                }),
+            configuration: configuration, maximumPayloadLength: P.maximumPayloadLength)
+        let sink = incomingSink
+        let pump = Task(executorPreference: configuration.taskExecutor) {
+            for await message in connection.incoming {
+                sink.yield(DeviceSideIncoming(central: central, message: message))
+            }
+        }
+        let peer = Peer(central: central, isSubscribed: false, connection: connection, pump: pump)
+        peers[id] = peer
+        return peer
+    }
+
+    private func drop(_ id: UUID) async {
+        guard let peer = peers.removeValue(forKey: id) else { return }
+        await peer.connection.close()
+        peer.pump.cancel()
+    }
+
+    private func resumeReadinessWaiters() {
+        let waiters = readinessWaiters
+        readinessWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+}
