@@ -12,19 +12,24 @@ public struct OTAConfiguration: Sendable, Hashable {
     public var overallTimeout: Duration?
     /// Link losses, unanswered requests and lost sessions survived before giving up.
     public var maximumRecoveries: Int
+    /// Give up when the packets sent in one run exceed this many times the image's packet count
+    /// (a device that keeps rejecting packets would otherwise be fed forever).
+    public var maximumTransmissionFactor: Int
     /// On resume, ask the device for the CRC-32 of what it holds and start over when it differs
     /// (only when the target supports the query).
     public var verifiesResumedPrefix: Bool
 
     public init(
         acknowledgementWindow: Int? = nil, maximumPacketSize: Int? = nil, idleTimeout: Duration = .seconds(30),
-        overallTimeout: Duration? = .seconds(1800), maximumRecoveries: Int = 8, verifiesResumedPrefix: Bool = true
+        overallTimeout: Duration? = .seconds(1800), maximumRecoveries: Int = 8, maximumTransmissionFactor: Int = 10,
+        verifiesResumedPrefix: Bool = true
     ) {
         self.acknowledgementWindow = acknowledgementWindow
         self.maximumPacketSize = maximumPacketSize
         self.idleTimeout = idleTimeout
         self.overallTimeout = overallTimeout
         self.maximumRecoveries = maximumRecoveries
+        self.maximumTransmissionFactor = maximumTransmissionFactor
         self.verifiesResumedPrefix = verifiesResumedPrefix
     }
 }
@@ -86,6 +91,8 @@ public enum OTAFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case commitFailed(OTACommitFailure)
     /// Too many link losses, timeouts or lost sessions; the last one.
     case recoveryLimit(last: OTALinkError, recoveries: Int)
+    /// The device rejected so many packets that the run sent this many without finishing.
+    case transmissionLimit(packetsSent: Int)
     case idleTimeout(Duration)
     case overallTimeout(Duration)
     case aborted
@@ -102,6 +109,7 @@ public enum OTAFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .refused(let refusal): "the device refused: \(refusal)"
         case .commitFailed(let failure): "the device did not install the image: \(failure)"
         case .recoveryLimit(let last, let count): "gave up after \(count) recoveries (last: \(last))"
+        case .transmissionLimit(let sent): "gave up after sending \(sent) packets"
         case .idleTimeout(let limit): "no answer from the device for \(limit)"
         case .overallTimeout(let limit): "the update took longer than \(limit)"
         case .aborted: "aborted"

@@ -19,6 +19,8 @@ struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
     /// Image bytes the device already held when this run first reached it (not this run's work).
     private var resumedBytes: Int?
     private var sendingStarted: C.Instant?
+    /// Send attempts in this run, for the transmission limit.
+    private var packetsSent = 0
 
     init(
         target: Target, image: FirmwareImage, configuration: OTAConfiguration, clock: C, log: OTARunLog<C.Instant>,
@@ -107,6 +109,10 @@ struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
                     continue
                 }
                 break
+            }
+            packetsSent += 1
+            guard packetsSent <= count * max(1, configuration.maximumTransmissionFactor) else {
+                throw .failure(.transmissionLimit(packetsSent: packetsSent - 1))
             }
             try await call { () async throws(OTALinkError) in try await target.send(packetizer.packet(position)) }
             let range = packetizer.byteRange(ofPacket: position)

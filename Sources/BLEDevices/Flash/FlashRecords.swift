@@ -20,7 +20,8 @@ struct StagingRecord: Codable, Hashable, Sendable {
 
 extension FlashStorage {
     /// Reads and decodes a JSON record (nil when absent); bytes that do not decode are `.corrupt`.
-    func readRecord<Value: Decodable>(_ type: Value.Type, from record: FlashRecord) throws(FlashStorageError) -> Value? {
+    func readRecord<Value: Decodable>(_ type: Value.Type, from record: FlashRecord) throws(FlashStorageError) -> Value?
+    {
         guard let bytes = try read(record) else { return nil }
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))

@@ -6,7 +6,8 @@ import Testing
 struct OTAEngineTests {
     static func image(size: Int = 1000, seed: UInt64 = 1) throws -> FirmwareImage {
         var generator = SeededGenerator(seed: seed)
-        return try FirmwareImage(bytes: (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }, version: "2.0.0")
+        return try FirmwareImage(
+            bytes: (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }, version: "2.0.0")
     }
 
     /// Runs one engine on a fresh simulation; `during` runs beside it (reading progress, aborting).
@@ -97,7 +98,8 @@ struct OTAEngineTests {
     @Test("Idle timeout: a device that stops answering ends the run on the injected clock")
     func idleTimeout() async throws {
         let configuration = OTAConfiguration(idleTimeout: .seconds(5))
-        let (outcome, _) = try await Self.run(.init(statusHangs: true), image: try Self.image(), configuration: configuration)
+        let (outcome, _) = try await Self.run(
+            .init(statusHangs: true), image: try Self.image(), configuration: configuration)
         #expect(outcome.failure == .idleTimeout(.seconds(5)))
         #expect(outcome.summary.elapsed >= .seconds(5))
         #expect(outcome.summary.elapsed < .seconds(6))
@@ -143,6 +145,16 @@ struct OTAEngineTests {
         let (outcome, _) = try await Self.run(
             .init(reconnectFails: true, linkLossAtSend: 2), image: try Self.image(), configuration: configuration)
         #expect(outcome.failure == .recoveryLimit(last: .linkLost, recoveries: 3))
+    }
+
+    @Test("A device that never keeps a packet ends the run at the transmission limit, not in an endless loop")
+    func transmissionLimit() async throws {
+        let configuration = OTAConfiguration(maximumTransmissionFactor: 3)
+        let (outcome, device) = try await Self.run(
+            .init(dropsAll: true), image: try Self.image(), configuration: configuration)
+        #expect(outcome.failure == .transmissionLimit(packetsSent: 30))
+        #expect(device.sends == 30)
+        #expect(!device.committed)
     }
 
     @Test("A resend report naming a packet past the image is a protocol violation")

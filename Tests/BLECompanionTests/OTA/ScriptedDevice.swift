@@ -26,6 +26,8 @@ final class ScriptedDevice: OTATarget {
         /// Bytes already staged (with this CRC answered), for resume tests.
         var preStaged: [UInt8] = []
         var supportsPrefixCRC = true
+        /// Every packet is lost.
+        var dropsAll = false
     }
 
     struct Record: Sendable {
@@ -94,6 +96,7 @@ final class ScriptedDevice: OTATarget {
                 return (nil, true)
             }
             let number = Int(packet.number)
+            if script.dropsAll { return (nil, false) }
             if script.dropOnce.contains(number), !state.dropped.contains(number) {
                 state.dropped.insert(number)
                 return (nil, false)

@@ -38,7 +38,9 @@ struct FirmwareFlashTests {
         #expect(try flash.start(packets.parameters) == .ready(nextPacket: 0))
         for number in 0..<packets.packetCount {
             #expect(try await flash.receive(packets.packet(number)) == .stored)
-            #expect(flash.status() == .receiving(nextPacket: number + 1, receivedBytes: packets.bytes(beforePacket: number + 1)))
+            #expect(
+                flash.status()
+                    == .receiving(nextPacket: number + 1, receivedBytes: packets.bytes(beforePacket: number + 1)))
         }
         #expect(try flash.commit() == .installed)
         #expect(flash.activeSlot == .b)

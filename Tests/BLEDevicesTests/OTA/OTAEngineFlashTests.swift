@@ -46,7 +46,9 @@ struct OTAEngineFlashTests {
         let target = try FlashLoopbackTarget(
             storage: MemoryFlashStorage(), factoryImage: oldImage, clock: simulation.clock, faults: faults, seed: seed)
         let image = newImage
-        let outcome = try await simulation.run { await Self.runEngine(image, target, simulation, configuration: configuration) }
+        let outcome = try await simulation.run {
+            await Self.runEngine(image, target, simulation, configuration: configuration)
+        }
         return (outcome, target)
     }
 
@@ -108,7 +110,8 @@ struct OTAEngineFlashTests {
     @Test("A killed app's next run resumes from the packet the device reports")
     func appRestart() async throws {
         let simulation = Simulation()
-        let target = try FlashLoopbackTarget(storage: MemoryFlashStorage(), factoryImage: oldImage, clock: simulation.clock)
+        let target = try FlashLoopbackTarget(
+            storage: MemoryFlashStorage(), factoryImage: oldImage, clock: simulation.clock)
         let image = newImage
         let (first, second) = try await simulation.run {
             // 41 packets of 0.7 ms after a 15 ms start: about half are sent by 30 ms.
@@ -129,7 +132,8 @@ struct OTAEngineFlashTests {
     @Test("A refused update (battery too low) leaves the old image")
     func refusedUpdate() async throws {
         let simulation = Simulation()
-        let target = try FlashLoopbackTarget(storage: MemoryFlashStorage(), factoryImage: oldImage, clock: simulation.clock)
+        let target = try FlashLoopbackTarget(
+            storage: MemoryFlashStorage(), factoryImage: oldImage, clock: simulation.clock)
         target.flash.batteryLevel = 10
         let image = newImage
         let outcome = try await simulation.run { await Self.runEngine(image, target, simulation) }

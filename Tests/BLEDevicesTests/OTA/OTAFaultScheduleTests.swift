@@ -90,7 +90,8 @@ struct OTAFaultScheduleTests {
             let onNew = running == newImage.bytes
             #expect(onNew || running == oldImage.bytes, "seed \(seed): the device runs neither image")
             if outcome.failure == nil {
-                #expect(FirmwareDigest.sha256(running) == newImage.sha256, "seed \(seed): success without the new image")
+                #expect(
+                    FirmwareDigest.sha256(running) == newImage.sha256, "seed \(seed): success without the new image")
             }
             tally.withLock { tally in
                 tally.engineRuns += 1
@@ -129,6 +130,7 @@ struct OTAFaultScheduleTests {
         case .refused: "refused"
         case .commitFailed: "commitFailed"
         case .recoveryLimit: "recoveryLimit"
+        case .transmissionLimit: "transmissionLimit"
         case .idleTimeout: "idleTimeout"
         case .overallTimeout: "overallTimeout"
         case .aborted: "aborted"

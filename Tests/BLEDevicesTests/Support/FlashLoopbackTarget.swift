@@ -52,7 +52,8 @@ final class FlashLoopbackTarget: OTATarget {
     private let state: Mutex<State>
 
     init(
-        storage: MemoryFlashStorage, factoryImage: FirmwareImage, flashConfiguration: FirmwareFlash.Configuration = .init(),
+        storage: MemoryFlashStorage, factoryImage: FirmwareImage,
+        flashConfiguration: FirmwareFlash.Configuration = .init(),
         clock: VirtualClock, payload: Int = 244, packetTime: Duration = .microseconds(700), faults: Faults = .none,
         seed: UInt64 = 1
     ) throws {
@@ -233,6 +234,7 @@ extension FirmwareImage {
     /// A random image for tests.
     static func random(size: Int, version: String, seed: UInt64) throws -> FirmwareImage {
         var generator = SeededGenerator(seed: seed)
-        return try FirmwareImage(bytes: (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }, version: version)
+        return try FirmwareImage(
+            bytes: (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }, version: version)
     }
 }
