@@ -7,17 +7,21 @@
 /// device did not answer in time is `.timedOut` (the engine resumes on the same link), a task
 /// cancelled mid-call is `.cancelled`.
 public protocol OTATarget: Sendable {
-    /// The largest firmware payload one packet can carry on the current link (from the ATT MTU
-    /// minus the protocol's framing). Read at each (re)start of a session.
+    /// The largest firmware payload one packet can carry on the current link: ATT_MTU − 3 for a
+    /// Write Command (Core 5.4 Vol 3 Part F §3.4.5.3) minus the device protocol's framing. Read
+    /// at each (re)start of a session.
     func maximumPacketPayload() async throws(OTALinkError) -> Int
 
     /// Asks the device to enter OTA mode for these parameters. A device already staging the
     /// same parameters answers where to resume.
     func start(_ parameters: OTASessionParameters) async throws(OTALinkError) -> OTAStartAnswer
 
-    /// Sends one packet without response. Flow control lives here: the call suspends until the
-    /// link can take the packet (Core Bluetooth's `canSendWriteWithoutResponse`), so the engine
-    /// never overruns the controller or the peer; it returns once the packet is queued.
+    /// Sends one packet without response (an ATT Write Command, Core 5.4 Vol 3 Part F §3.4.5.3,
+    /// which has no acknowledgement: losses are found by the device's reports and `status()`).
+    /// Flow control lives here: the call suspends until the link can take the packet (Core
+    /// Bluetooth's `canSendWriteWithoutResponse`; the host's ACL credits, Core 5.4 Vol 4 Part E
+    /// §4.1.1), so the engine never overruns the controller or the peer; it returns once the
+    /// packet is queued.
     func send(_ packet: OTAPacket) async throws(OTALinkError)
 
     /// Asks where the device's staging stands (a round trip: it also acknowledges every packet

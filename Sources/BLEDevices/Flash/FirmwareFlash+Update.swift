@@ -66,7 +66,8 @@ extension FirmwareFlash {
             let number = Int(packet.number)
             let expected = record.nextPacket
             let expectedLength = min(record.parameters.packetSize, record.parameters.imageSize - record.receivedBytes)
-            if number < expected {
+            // Earlier packets are resends; with every packet staged, nothing more is needed.
+            if number < expected || expected >= record.parameters.packetCount {
                 staging.lastSeen = number
                 state.statistics.duplicates += 1
                 return .duplicate
@@ -92,7 +93,10 @@ extension FirmwareFlash {
             var updated = record
             updated.receivedBytes += packet.payload.count
             updated.nextPacket += 1
-            try storage.writeRecord(updated, to: .staging)
+            let interval = max(1, configuration.stagingRecordInterval)
+            if updated.nextPacket % interval == 0 || updated.receivedBytes == updated.parameters.imageSize {
+                try storage.writeRecord(updated, to: .staging)
+            }
             staging.record = updated
             staging.lastSeen = number
             state.statistics.packetsStored += 1

@@ -23,10 +23,19 @@ public final class FirmwareFlash: Sendable {
         /// Below this battery level (percent) an update is refused.
         public var minimumBatteryLevel: Int
 
-        public init(slotCapacity: Int = 1 << 20, writeSpeed: Int? = nil, minimumBatteryLevel: Int = 20) {
+        /// Persist the staging record every this many packets (1: every packet). A larger
+        /// interval saves flash wear and sync time; a restart then resumes up to interval − 1
+        /// packets earlier (the uncounted bytes are trimmed), never inconsistently.
+        public var stagingRecordInterval: Int
+
+        public init(
+            slotCapacity: Int = 1 << 20, writeSpeed: Int? = nil, minimumBatteryLevel: Int = 20,
+            stagingRecordInterval: Int = 1
+        ) {
             self.slotCapacity = slotCapacity
             self.writeSpeed = writeSpeed
             self.minimumBatteryLevel = minimumBatteryLevel
+            self.stagingRecordInterval = stagingRecordInterval
         }
     }
 

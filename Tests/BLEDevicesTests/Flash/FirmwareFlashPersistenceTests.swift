@@ -41,6 +41,25 @@ struct FirmwareFlashPersistenceTests {
         #expect(third.status() == .idle)
     }
 
+    @Test("With a staging record every 4 packets, a restart resumes at the last recorded packet")
+    func recordInterval() async throws {
+        let storage = MemoryFlashStorage()
+        let configuration = FirmwareFlash.Configuration(stagingRecordInterval: 4)
+        let first = try FirmwareFlash(storage: storage, factoryImage: oldImage, configuration: configuration)
+        _ = try first.start(packets.parameters)
+        for number in 0..<3 { _ = try await first.receive(packets.packet(number)) }
+        #expect(first.status() == .receiving(nextPacket: 3, receivedBytes: 300))
+        let second = try FirmwareFlash(storage: storage, factoryImage: oldImage, configuration: configuration)
+        #expect(second.status() == .receiving(nextPacket: 0, receivedBytes: 0))
+        #expect(try storage.read(.slot(.b))?.count == 0)
+        for number in 0..<packets.packetCount { _ = try await second.receive(packets.packet(number)) }
+        // The last packet is always recorded, so a complete staging survives a restart whole.
+        let third = try FirmwareFlash(storage: storage, factoryImage: oldImage, configuration: configuration)
+        #expect(third.status() == .receiving(nextPacket: 5, receivedBytes: 450))
+        #expect(try third.commit() == .installed)
+        #expect(try third.activeImageBytes() == newImage.bytes)
+    }
+
     @Test("Bytes appended past the staging record (a crash between the two writes) are trimmed on restart")
     func trimsUncountedBytes() async throws {
         let directory = Self.temporaryDirectory()

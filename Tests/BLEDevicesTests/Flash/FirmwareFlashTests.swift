@@ -42,6 +42,9 @@ struct FirmwareFlashTests {
                 flash.status()
                     == .receiving(nextPacket: number + 1, receivedBytes: packets.bytes(beforePacket: number + 1)))
         }
+        // Nothing past the end is written.
+        #expect(try await flash.receive(packets.packet(9)) == .duplicate)
+        #expect(try await flash.receive(OTAPacket(number: 10, payload: [1])) == .duplicate)
         #expect(try flash.commit() == .installed)
         #expect(flash.activeSlot == .b)
         #expect(flash.activeVersion == "1.1.0")

@@ -23,8 +23,8 @@ struct OTAFaultScheduleTests {
         var virtualTime: Duration = .zero
     }
 
-    /// Each schedule: a random image size, payload and acknowledgement window, random fault
-    /// rates, one to four app runs (each may be killed at a random moment, the app restarted);
+    /// Each schedule: a random image size, payload, acknowledgement window and staging-record
+    /// interval, random fault rates, one to four app runs (each may be killed at a random moment, the app restarted);
     /// after each run the device must run its old image or the complete new one, and after a
     /// reported success exactly the new one. Then, faults off, one more run must install it.
     @Test("1,000 seeded fault schedules never leave the device on anything but its old image or the complete new one")
@@ -76,7 +76,9 @@ struct OTAFaultScheduleTests {
             acknowledgementWindow: window, idleTimeout: .seconds(10), overallTimeout: .seconds(120),
             maximumRecoveries: Int.random(in: 2...10, using: &random))
         let target = try FlashLoopbackTarget(
-            storage: MemoryFlashStorage(), factoryImage: oldImage, clock: simulation.clock,
+            storage: MemoryFlashStorage(), factoryImage: oldImage,
+            flashConfiguration: .init(stagingRecordInterval: Int.random(in: 1...4, using: &random)),
+            clock: simulation.clock,
             payload: Int.random(in: 20...244, using: &random), faults: faults, seed: seed)
 
         let runs = Int.random(in: 1...4, using: &random)
