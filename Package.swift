@@ -47,7 +47,10 @@ let package = Package(
             ]
         ),
         .target(name: "BLE", dependencies: ["BLEHost", "BLETransport", "BLEController", "BLEWire"]),
-        .target(name: "BLECompanion", dependencies: ["BLE"]),
+        .target(
+            name: "BLECompanion",
+            dependencies: ["BLE", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE"]),
         .executableTarget(
             name: "ble",
@@ -82,6 +85,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLEController", "BLEHost", "BLEWire"]),
+        .testTarget(
+            name: "BLECompanionTests",
+            dependencies: [
+                "BLECompanion", "BLE",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "BLEDevicesTests", dependencies: ["BLEDevices", "BLECompanion", "BLE"]),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.
         .testTarget(name: "BLEInteropTests", dependencies: ["BLE", "BLETransport", "BLEWire", "ble"]),

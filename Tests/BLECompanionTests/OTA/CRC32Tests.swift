@@ -1,0 +1,61 @@
+import BLECompanion
+import Testing
+
+@Suite("CRC-32 (IEEE 802.3)")
+struct CRC32Tests {
+    @Test("The standard check value: \"123456789\" gives 0xCBF43926")
+    func checkValue() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
+
+    @Test("Known vectors: empty input, one zero byte, the pangram")
+    func knownVectors() {
+        #expect(CRC32.checksum([UInt8]()) == 0)
+        #expect(CRC32.checksum([0x00]) == 0xD202_EF8D)
+        #expect(CRC32.checksum(Array("The quick brown fox jumps over the lazy dog".utf8)) == 0x414F_A339)
+    }
+
+    @Test("Fed in pieces equals fed at once")
+    func incremental() {
+        var generator = SeededGenerator(seed: 7)
+        for _ in 0..<50 {
+            let bytes = (0..<Int.random(in: 0...300, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+            let cut = Int.random(in: 0...bytes.count, using: &generator)
+            var crc = CRC32()
+            crc.update(bytes[..<cut])
+            crc.update(bytes[cut...])
+            #expect(crc.value == CRC32.checksum(bytes))
+        }
+    }
+
+    @Test("A single flipped bit changes the checksum")
+    func detectsBitFlips() {
+        var generator = SeededGenerator(seed: 11)
+        let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let reference = CRC32.checksum(bytes)
+        for index in bytes.indices {
+            for bit in 0..<8 {
+                var flipped = bytes
+                flipped[index] ^= 1 << bit
+                #expect(CRC32.checksum(flipped) != reference)
+            }
+        }
+    }
+}
+
+/// SplitMix64: a small seeded generator, so randomized tests repeat exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
