@@ -85,13 +85,6 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLEController", "BLEHost", "BLEWire"]),
-        .testTarget(
-            name: "BLECompanionTests",
-            dependencies: [
-                "BLECompanion", "BLE",
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
-        ),
         .testTarget(name: "BLEDevicesTests", dependencies: ["BLEDevices", "BLECompanion", "BLE"]),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.
