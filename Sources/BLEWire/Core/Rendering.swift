@@ -214,6 +214,13 @@ public enum Rendering {
         }
     }
 
+    /// `s` as a JSON string literal (RFC 8259 §7), for JSON built elsewhere by hand.
+    public static func jsonString(_ s: String) -> String {
+        var out = ""
+        writeJSONString(s, into: &out)
+        return out
+    }
+
     static func writeJSONString(_ s: String, into out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {

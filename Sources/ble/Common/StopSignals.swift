@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// SIGINT and SIGTERM as a stream instead of the end of the process, so that a command that runs
-/// until stopped (`ble serve`, `ble subscribe`) can unsubscribe, disconnect and exit 0.
+/// until stopped (`ble serve`, `ble subscribe`, `ble controller`) can unsubscribe, disconnect and exit 0.
 final class StopSignals: @unchecked Sendable {
     // @unchecked Sendable: `sources` is set in init and only read again in deinit; `stream` is
     // Sendable.
@@ -22,6 +22,12 @@ final class StopSignals: @unchecked Sendable {
             source.resume()
             return source
         }
+    }
+
+    /// Waits for the first signal.
+    func next() async -> Int32 {
+        var iterator = stream.makeAsyncIterator()
+        return await iterator.next() ?? SIGTERM
     }
 
     static func name(_ number: Int32) -> String { number == SIGINT ? "SIGINT" : "SIGTERM" }

@@ -46,7 +46,7 @@ struct ControllerCommand: AsyncParsableCommand {
             configuration.scheduling = LinkLayerScheduling(
                 endRule: timing.endRule, maxPacketsPerEvent: timing.maxPacketsPerEvent)
         }
-        let terminated = TerminationSignals()
+        let terminated = StopSignals()
         let radio = VirtualRadio(pacing: .paced(rate: 1))
         let server = VirtualControllerServer()
         let log = Task { await Self.log(server.events) }
@@ -65,7 +65,7 @@ struct ControllerCommand: AsyncParsableCommand {
             throw error
         }
         let signal = await terminated.next()
-        Self.printFlushed("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), closing listeners", to: .standardError)
+        Self.printFlushed("received \(StopSignals.name(signal)), closing listeners", to: .standardError)
         await server.close()
         await log.value
     }
@@ -128,36 +128,5 @@ struct ControllerCommand: AsyncParsableCommand {
             case .standardError: .standardError
             }
         handle.write(Data((line + "\n").utf8))
-    }
-}
-
-/// SIGINT and SIGTERM, delivered as a value instead of ending the process, so the command can
-/// close its listeners and exit 0. Dispatch signal sources: no polling.
-final class TerminationSignals {
-    private let sources: [any DispatchSourceSignal]
-    private let stream: AsyncStream<Int32>
-
-    init() {
-        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-        self.stream = stream
-        let queue = DispatchQueue(label: "ble controller signals")
-        sources = [SIGINT, SIGTERM].map { number in
-            // The default action would end the process before the listeners close.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    /// Waits for the first signal.
-    func next() async -> Int32 {
-        var iterator = stream.makeAsyncIterator()
-        return await iterator.next() ?? SIGTERM
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
     }
 }
