@@ -27,21 +27,37 @@ enum CLI {
     }
 
     static func run(_ arguments: [String]) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read before waiting so a large output cannot fill the pipe and block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outData, as: UTF8.self),
-            standardError: String(decoding: errData, as: UTF8.self))
+        try runProcess(executable.path, arguments)
     }
+}
+
+/// Runs an executable to its end and captures its output. Standard error is drained on another
+/// thread while standard output is read, so a child that fills either pipe never blocks.
+func runProcess(_ executable: String, _ arguments: [String]) throws -> CLIResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let errorOutput = ErrorOutput()
+    let drained = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        errorOutput.data = err.fileHandleForReading.readDataToEndOfFile()
+        drained.signal()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    drained.wait()
+    process.waitUntilExit()
+    return CLIResult(
+        status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
+        standardError: String(decoding: errorOutput.data, as: UTF8.self))
+}
+
+/// Standard error's bytes, written by the draining thread before it signals.
+private final class ErrorOutput: @unchecked Sendable {
+    // @unchecked Sendable: written once by the draining thread, read only after its semaphore.
+    var data = Data()
 }
