@@ -136,7 +136,8 @@ struct ServeOverControllerTests {
             #expect(got["primary"] as? Bool == (expected["primary"] as? Bool ?? true))
             let includes = (got["includes"] as? [[String: Any]] ?? []).compactMap { $0["uuid"] as? String }
             let ids = expected["includes"] as? [String] ?? []
-            #expect(includes == ids.compactMap { id in defined.first { $0["id"] as? String == id }?["uuid"] as? String })
+            let included = ids.compactMap { id in defined.first { $0["id"] as? String == id }?["uuid"] as? String }
+            #expect(includes == included)
             let gotCharacteristics = try #require(got["characteristics"] as? [[String: Any]])
             let expectedCharacteristics = expected["characteristics"] as? [[String: Any]] ?? []
             #expect(gotCharacteristics.count == expectedCharacteristics.count)

@@ -53,7 +53,10 @@ extension BumbleInteropTests {
         #expect(log.contains { $0.hasPrefix("subscribed: ") && $0.hasSuffix(" to 2A1C Temperature Measurement") })
         #expect(log.contains { $0.hasPrefix("notified \(note): 21") })
         #expect(log.contains { $0.hasPrefix("indicated 2A1C Temperature Measurement: ") })
-        #expect(log.contains { $0.hasPrefix("disconnected: ") && $0.hasSuffix("(Remote User Terminated Connection (0x13))") })
+        #expect(
+            log.contains {
+                $0.hasPrefix("disconnected: ") && $0.hasSuffix("(Remote User Terminated Connection (0x13))")
+            })
 
         // Bumble's own dump tool: its service tree and its list of every attribute agree with
         // our dump's handles and the file's values (the note now holds the last write). It ends
@@ -95,7 +98,9 @@ struct BumbleGATTDump {
 
     init(_ output: [String]) {
         // Bumble colours every line with ANSI escapes (ESC [ … m), terminal or not.
-        let lines = output.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
+        let lines = output.map {
+            $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        }
         var section = ""
         var index = 0
         while index < lines.count {

@@ -19,7 +19,7 @@ extension BumbleInteropTests {
         let port = ports[1]
 
         // Scan: the advertisement with its name and manufacturer data (CSS Part A §1.2, §1.4).
-        let scan = try await cli.run(["scan", "--json", "--duration", "1"], port: port)
+        let scan = try await cli.run(["scan", "--json", "--duration", "0.5"], port: port)
         #expect(scan.status == 0, "\(scan.transcript)")
         let seen = try #require(
             scan.lines.compactMap(JSONLine.parse).first { $0["address"] as? String == address }, "\(scan.transcript)")
@@ -41,10 +41,11 @@ extension BumbleInteropTests {
         let service = try #require(dumped.first { $0["uuid"] as? String == TestService.service.uuidString })
         let characteristics = try #require(service["characteristics"] as? [[String: Any]])
         #expect(
-            characteristics.compactMap { $0["uuid"] as? String } == [
-                TestService.longRead, TestService.write, TestService.writeWithoutResponse, TestService.notify,
-                TestService.indicate,
-            ].map(\.uuidString))
+            characteristics.compactMap { $0["uuid"] as? String }
+                == [
+                    TestService.longRead, TestService.write, TestService.writeWithoutResponse, TestService.notify,
+                    TestService.indicate,
+                ].map(\.uuidString))
 
         // Read (the Device Name, one Read Request) and a long read (Read Blob requests).
         let name = try await cli.run(["read", address, "2A00"], port: port)
@@ -74,7 +75,8 @@ extension BumbleInteropTests {
 
         // Notifications, then indications: Bumble sends three of each once subscribed.
         let count = String(TestService.updateCount)
-        let notified = try await cli.run(["subscribe", address, TestService.notify.uuidString, "--count", count], port: port)
+        let notified = try await cli.run(
+            ["subscribe", address, TestService.notify.uuidString, "--count", count], port: port)
         #expect(notified.lines == (0..<TestService.updateCount).map { TestService.notificationValue($0).hex })
         #expect(notified.errors.contains { $0.contains("(notifications)") }, "\(notified.transcript)")
         let indicated = try await cli.run(

@@ -18,7 +18,8 @@ extension BumbleInteropTests {
 
         let dump = try await cli.run(["gatt-dump", address, "--json"], port: port)
         #expect(dump.status == 0, "\(dump.transcript)")
-        try Thermometer.expectMatchesFile(try #require(dump.json?["services"] as? [[String: Any]], "\(dump.transcript)"))
+        try Thermometer.expectMatchesFile(
+            try #require(dump.json?["services"] as? [[String: Any]], "\(dump.transcript)"))
 
         // A characteristic of the secondary Battery service, found through the include.
         let battery = try await cli.run(["read", address, "2A19"], port: port)

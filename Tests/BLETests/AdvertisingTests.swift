@@ -135,14 +135,15 @@ struct AdvertisingTests {
             var packets: [H4Packet] = []
             while let record = try reader.next() { packets.append(try record.packet(datalink: reader.datalink)) }
             let opcode = HCI.LESetScanEnable.opcode.rawValue
+            let opcodeOctets = [UInt8(opcode & 0xFF), UInt8(opcode >> 8)]
+            // The command with LE_Scan_Enable 0 (its two parameters follow the length 2)…
             let disable = try #require(
-                packets.lastIndex {
-                    $0.type == .command && Array($0.payload.prefix(4)) == [UInt8(opcode & 0xFF), UInt8(opcode >> 8), 2, 0]
-                })
+                packets.lastIndex { $0.type == .command && Array($0.payload.prefix(4)) == opcodeOctets + [2, 0] })
+            // …then Command Complete (0x0E) for it with status Success.
             #expect(
                 packets[(disable + 1)...].contains {
                     $0.type == .event && $0.payload.first == 0x0E
-                        && Array($0.payload.dropFirst(3).prefix(3)) == [UInt8(opcode & 0xFF), UInt8(opcode >> 8), 0]
+                        && Array($0.payload.dropFirst(3).prefix(3)) == opcodeOctets + [0]
                 })
         }
     }

@@ -17,77 +17,98 @@ struct CommandRun: Sendable {
 }
 
 /// The `ble` commands of one test: each reaches a Bumble controller on a loopback port and
-/// records its HCI traffic (`--capture`) into a file of a temporary folder, which
-/// `checkCaptures()` hands to tshark and `removeFiles()` deletes.
+/// records its HCI traffic (`--capture`) into a file of a temporary folder. tshark dissects each
+/// file as soon as its command has ended — while the next command runs — and `checkCaptures()`
+/// checks them all; `removeFiles()` deletes the folder.
 final class CLIRuns: Sendable {
+    /// What tshark and our reader made of one capture file.
+    struct Dissection: Sendable {
+        var records: Int
+        var frames: Int
+        var flagged: Int
+        var listing: String
+    }
+
     let folder: URL
     private let captures = Mutex<[String]>([])
+    private let dissections = Mutex<[String: Task<Dissection, any Error>]>([:])
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("swift-ble-interop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
-    /// Every capture file named so far.
-    var captureFiles: [String] { captures.withLock { $0 } }
-
-    /// The transport and capture options for a command on `port`.
-    private func radioOptions(port: Int, label: String) -> [String] {
+    /// The transport and capture options for a command on `port`, and the capture's path.
+    private func radioOptions(port: Int, label: String) -> (arguments: [String], capture: String) {
         let path = captures.withLock { files in
             let path = folder.appendingPathComponent("\(files.count + 1)-\(label).btsnoop").path
             files.append(path)
             return path
         }
-        return ["--transport", "tcp-client:127.0.0.1:\(port)", "--capture", path]
+        return (["--transport", "tcp-client:127.0.0.1:\(port)", "--capture", path], path)
     }
 
     /// Runs `ble ARGUMENTS --transport tcp-client:127.0.0.1:PORT --capture FILE` to its end.
     func run(_ arguments: [String], port: Int) async throws -> CommandRun {
-        let process = try start(arguments, port: port)
+        let (process, capture) = try launch(arguments, port: port)
         defer { process.stop() }
         let status = try await process.waitForExit()
+        dissect(capture)
         return CommandRun(
             status: status, lines: process.lines, errors: process.errorLines, transcript: process.transcript)
     }
 
     /// Starts a `ble` command that runs until stopped (`serve`, `subscribe` without a count).
     func start(_ arguments: [String], port: Int) throws -> PeerProcess {
-        try PeerProcess(
-            name: "ble " + arguments.joined(separator: " "), executable: Interop.bleExecutable,
-            arguments: arguments + radioOptions(port: port, label: arguments.first ?? "ble"))
+        try launch(arguments, port: port).process
     }
 
-    /// Every capture file is dissected by tshark with no malformed packet and no expert
-    /// message of error severity, and tshark counts as many frames as the file has records.
-    func checkCaptures(sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let tshark = try #require(
-            Tshark.path, "tshark is not installed (scripts/interop-setup installs it)", sourceLocation: sourceLocation)
-        let files = captureFiles
-        try #require(!files.isEmpty, sourceLocation: sourceLocation)
-        // Two at a time: tshark's start-up is most of its work here.
-        for pair in stride(from: 0, to: files.count, by: 2).map({ Array(files[$0..<min($0 + 2, files.count)]) }) {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for file in pair {
-                    group.addTask {
-                        let records = try Tshark.recordCount(file)
-                        let counts = try await Tshark.dissect(file, tshark: tshark)
-                        let name = URL(fileURLWithPath: file).lastPathComponent
-                        #expect(records > 0, "\(name) has no record", sourceLocation: sourceLocation)
-                        #expect(counts.frames == records, "\(name): tshark frames", sourceLocation: sourceLocation)
-                        if counts.flagged != 0 {
-                            let listing = try await Tshark.flaggedFrames(file, tshark: tshark)
-                            Issue.record(
-                                "\(name): \(counts.flagged) frames malformed or with errors:\n\(listing)",
-                                sourceLocation: sourceLocation)
-                        }
-                    }
-                }
-                try await group.waitForAll()
+    private func launch(_ arguments: [String], port: Int) throws -> (process: PeerProcess, capture: String) {
+        let options = radioOptions(port: port, label: arguments.first ?? "ble")
+        let process = try PeerProcess(
+            name: "ble " + arguments.joined(separator: " "), executable: Interop.bleExecutable,
+            arguments: arguments + options.arguments)
+        return (process, options.capture)
+    }
+
+    /// Starts tshark on a finished capture, once.
+    @discardableResult
+    private func dissect(_ file: String) -> Task<Dissection, any Error> {
+        dissections.withLock { tasks in
+            if let task = tasks[file] { return task }
+            let task = Task {
+                let tshark = try #require(Tshark.path, "tshark is not installed (scripts/interop-setup installs it)")
+                let counts = try await Tshark.dissect(file, tshark: tshark)
+                let listing = counts.flagged == 0 ? "" : try await Tshark.flaggedFrames(file, tshark: tshark)
+                return Dissection(
+                    records: try Tshark.recordCount(file), frames: counts.frames, flagged: counts.flagged,
+                    listing: listing)
             }
+            tasks[file] = task
+            return task
+        }
+    }
+
+    /// Every capture file — those of commands still running must have been stopped — is
+    /// dissected by tshark with no malformed packet and no expert message of error severity,
+    /// and tshark counts as many frames as the file has records.
+    func checkCaptures(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let files = captures.withLock { $0 }
+        try #require(!files.isEmpty, sourceLocation: sourceLocation)
+        for file in files {
+            let result = try await dissect(file).value
+            let name = URL(fileURLWithPath: file).lastPathComponent
+            #expect(result.records > 0, "\(name) has no record", sourceLocation: sourceLocation)
+            #expect(result.frames == result.records, "\(name): tshark's frames", sourceLocation: sourceLocation)
+            #expect(
+                result.flagged == 0, "\(name): malformed or with errors:\n\(result.listing)",
+                sourceLocation: sourceLocation)
         }
     }
 
     func removeFiles() {
+        let pending = dissections.withLock { Array($0.values) }
+        for task in pending { task.cancel() }
         try? FileManager.default.removeItem(at: folder)
     }
 }
@@ -114,7 +135,8 @@ enum Tshark {
     /// statistics over the whole file.
     static func dissect(_ file: String, tshark: String) async throws -> (frames: Int, flagged: Int) {
         let statistics = "io,stat,0,COUNT(frame)frame,COUNT(frame)frame && (\(problems))"
-        let process = try PeerProcess(name: "tshark", executable: URL(fileURLWithPath: tshark),
+        let process = try PeerProcess(
+            name: "tshark", executable: URL(fileURLWithPath: tshark),
             arguments: ["-r", file, "-q", "-z", statistics])
         defer { process.stop() }
         let status = try await process.waitForExit()
@@ -128,7 +150,8 @@ enum Tshark {
 
     /// `tshark -r FILE -Y problems`: the frames that matched, for a failure message.
     static func flaggedFrames(_ file: String, tshark: String) async throws -> String {
-        let process = try PeerProcess(name: "tshark", executable: URL(fileURLWithPath: tshark),
+        let process = try PeerProcess(
+            name: "tshark", executable: URL(fileURLWithPath: tshark),
             arguments: ["-r", file, "-Y", problems, "-V"])
         defer { process.stop() }
         _ = try await process.waitForExit()
