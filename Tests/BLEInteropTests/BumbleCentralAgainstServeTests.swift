@@ -45,7 +45,8 @@ extension BumbleInteropTests {
         #expect(client.events("disconnected").first?["reason"] as? Int == 0x13)
 
         // What ble serve logged of it.
-        try await server.waitForLine("the Bumble central's disconnection") { $0.hasPrefix("disconnected: ") }
+        // Our gatt-dump's link, then the Bumble central's, went down.
+        try await server.waitForLines("disconnections", count: 2) { $0.hasPrefix("disconnected: ") }
         let log = server.lines
         #expect(log.contains { $0.hasPrefix("write \(note) (handle 0x001E): 776f726c64 by ") }, "\(log)")
         #expect(log.contains { $0.hasPrefix("write \(note) (handle 0x001E) without response: 21 by ") })

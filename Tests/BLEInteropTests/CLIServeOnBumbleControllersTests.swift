@@ -46,6 +46,8 @@ extension BumbleInteropTests {
         #expect(try await subscriber.waitForExit() == 0, "\(subscriber.transcript)")
         #expect(subscriber.lines == ["21"], "\(subscriber.transcript)")
 
+        // Every command disconnected before it ended; the server prints each link's end as it sees it.
+        try await server.waitForLines("disconnections", count: 8) { $0.hasPrefix("disconnected: ") }
         server.stop()
         let log = server.lines
         #expect(log.contains { $0.hasPrefix("write \(note) (handle 0x001E): 776f726c64 by ") }, "\(log)")

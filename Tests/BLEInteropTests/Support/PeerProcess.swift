@@ -79,6 +79,19 @@ final class PeerProcess: Sendable {
         }
     }
 
+    /// Waits until `count` stdout lines satisfy `predicate` (the limit only prevents hangs).
+    func waitForLines(
+        _ description: String, count: Int, limit: Duration = .seconds(30), where predicate: @Sendable (String) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while standardOutput.lines.count(where: predicate) < count {
+            guard ContinuousClock.now < deadline else {
+                throw Failure.noLine(name: name, waitingFor: "\(count) × \(description)", output: transcript)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// The first JSON line whose "event" is `event` (and which satisfies `predicate`).
     @discardableResult
     func waitForEvent(
