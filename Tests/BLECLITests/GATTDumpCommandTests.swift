@@ -8,13 +8,14 @@ struct GATTDumpCommandTests {
         let result = try CLI.run("gatt-dump", "00:00:5E:00:53:30", "--json")
         #expect(result.status == 0)
         let golden =
-            #"{"services":[{"uuid":"1800","start":1,"end":5,"characteristics":[{"uuid":"2A00","declaration":2,"#
-            + #""value":3,"properties":["read"],"descriptors":[]},{"uuid":"2A01","declaration":4,"value":5,"#
-            + #""properties":["read"],"descriptors":[]}]},{"uuid":"1801","start":6,"end":13,"characteristics":["#
-            + #"{"uuid":"2A05","declaration":7,"value":8,"properties":["indicate"],"descriptors":[{"uuid":"2902","#
-            + #""handle":9}]},{"uuid":"2B29","declaration":10,"value":11,"properties":["read","write"],"#
-            + #""descriptors":[]},{"uuid":"2B2A","declaration":12,"value":13,"properties":["read"],"descriptors":[]}]},"#
-            + #"{"uuid":"180F","start":14,"end":16,"characteristics":[{"uuid":"2A19","declaration":15,"value":16,"#
+            #"{"services":[{"uuid":"1800","primary":true,"start":1,"end":5,"includes":[],"characteristics":["#
+            + #"{"uuid":"2A00","declaration":2,"value":3,"properties":["read"],"descriptors":[]},{"uuid":"2A01","#
+            + #""declaration":4,"value":5,"properties":["read"],"descriptors":[]}]},{"uuid":"1801","primary":true,"#
+            + #""start":6,"end":13,"includes":[],"characteristics":[{"uuid":"2A05","declaration":7,"value":8,"#
+            + #""properties":["indicate"],"descriptors":[{"uuid":"2902","handle":9}]},{"uuid":"2B29","#
+            + #""declaration":10,"value":11,"properties":["read","write"],"descriptors":[]},{"uuid":"2B2A","#
+            + #""declaration":12,"value":13,"properties":["read"],"descriptors":[]}]},{"uuid":"180F","primary":true,"#
+            + #""start":14,"end":16,"includes":[],"characteristics":[{"uuid":"2A19","declaration":15,"value":16,"#
             + #""properties":["read"],"descriptors":[]}]}]}"#
         #expect(result.standardOutput == golden + "\n")
     }

@@ -127,13 +127,17 @@ struct ServeOverControllerTests {
             !["1800", "1801"].contains($0["uuid"] as? String)
         }
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        // Discover All Primary Services lists primary services only; the secondary one is included.
-        let primaries = try #require(document["services"] as? [[String: Any]]).filter {
-            ($0["primary"] as? Bool) ?? true
-        }
-        #expect(dumped.count == primaries.count)
-        for (got, expected) in zip(dumped, primaries) {
+        // Every service, the secondary one too: Discover All Primary Services, then the services
+        // they include (Core 5.4 Vol 3 Part G §4.4.1, §4.5.1); in handle order, which is the file's.
+        let defined = try #require(document["services"] as? [[String: Any]])
+        #expect(dumped.count == defined.count)
+        for (got, expected) in zip(dumped, defined) {
             #expect(got["uuid"] as? String == (expected["uuid"] as? String)?.uppercased())
+            #expect(got["primary"] as? Bool == (expected["primary"] as? Bool ?? true))
+            let includes = (got["includes"] as? [[String: Any]] ?? []).compactMap { $0["uuid"] as? String }
+            let ids = expected["includes"] as? [String] ?? []
+            let included = ids.compactMap { id in defined.first { $0["id"] as? String == id }?["uuid"] as? String }
+            #expect(includes == included)
             let gotCharacteristics = try #require(got["characteristics"] as? [[String: Any]])
             let expectedCharacteristics = expected["characteristics"] as? [[String: Any]] ?? []
             #expect(gotCharacteristics.count == expectedCharacteristics.count)
@@ -149,6 +153,10 @@ struct ServeOverControllerTests {
                 #expect(descriptors.compactMap { $0["uuid"] as? String } == configuration + listed)
             }
         }
+
+        // A characteristic of the secondary service, reached through its include.
+        let battery = try CLI.run("read", address, "2A19", "--transport", client)
+        #expect(battery.standardOutput == "64\n", "\(battery.standardError)")
 
         let note = "A3C87501-8ED3-4BDF-8A39-A01BEBEDE295"
         let before = try CLI.run("read", address, note, "--transport", client)

@@ -1,6 +1,7 @@
 import BLEController
 import BLEHost
 import BLEWire
+import Foundation
 import Testing
 
 @testable import BLE
@@ -111,6 +112,39 @@ struct AdvertisingTests {
             #expect(await devices.peripheralManager.isAdvertising == false)
             let again = try await central.scanForPeripherals()
             #expect(try await devices.collect(again, for: .seconds(2)) { await central.stopScan() }.isEmpty)
+        }
+    }
+
+    @Test(
+        "stopScan ends the stream only after LE Set Scan Enable (disable) completed (Core 5.4 Vol 4 Part E §7.8.11)"
+    )
+    func stopScanEndsStreamAfterController() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("swift-ble-\(UUID()).btsnoop").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await TwoDevices.run(capturingCentralTo: path) { devices in
+            try await devices.publish()
+            let central = devices.central
+            let scan = try await central.scanForPeripherals()
+            // As `ble scan` does: another task stops the scan; the reader stops with the stream
+            // and cancels that task — which must not leave the controller scanning.
+            let stopper = devices.spawn { await central.stopScan() }
+            for await _ in scan {}
+            stopper.cancel()
+            // The capture, as it is when the stream ends: the disable and its completion are in.
+            var reader = try BTSnoopReader([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+            var packets: [H4Packet] = []
+            while let record = try reader.next() { packets.append(try record.packet(datalink: reader.datalink)) }
+            let opcode = HCI.LESetScanEnable.opcode.rawValue
+            let opcodeOctets = [UInt8(opcode & 0xFF), UInt8(opcode >> 8)]
+            // The command with LE_Scan_Enable 0 (its two parameters follow the length 2)…
+            let disable = try #require(
+                packets.lastIndex { $0.type == .command && Array($0.payload.prefix(4)) == opcodeOctets + [2, 0] })
+            // …then Command Complete (0x0E) for it with status Success.
+            #expect(
+                packets[(disable + 1)...].contains {
+                    $0.type == .event && $0.payload.first == 0x0E
+                        && Array($0.payload.dropFirst(3).prefix(3)) == opcodeOctets + [0]
+                })
         }
     }
 

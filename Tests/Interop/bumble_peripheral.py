@@ -4,11 +4,12 @@ Usage: bumble_peripheral.py TRANSPORT ADDRESS
   TRANSPORT  a Bumble transport moniker for its controller, e.g. tcp-client:127.0.0.1:9001
   ADDRESS    its random static address, e.g. C4:00:00:00:00:01
 
-JSON lines on stdout: "ready"; "connection", "mtu", "encryption", "disconnection";
+JSON lines on stdout: "ready" with the attribute database as its server numbered it ("services",
+grouped as `ble gatt-dump --json` prints them, properties as the declaration's bits); "connection", "mtu", "encryption", "disconnection";
 "write" (Write Request or an executed long write: the whole value), "prepare-write" (each
 Prepare Write Request's offset and length), "write-without-response"; "subscribed", and
-"notified"/"indicated" per value sent (indications after their confirmation). Runs until
-SIGTERM.
+"notified"/"indicated" per value sent (indications after their confirmation). Advertises again
+after each disconnection, so that one central after another can connect. Runs until SIGTERM.
 """
 
 import asyncio
@@ -96,6 +97,28 @@ def record_prepared_writes(device: Device) -> None:
     server.on_att_prepare_write_request = on_prepare
 
 
+def database(device: Device) -> list:
+    """The server's attributes by service, with their handles (Core 5.4 Vol 3 Part G §3)."""
+    services: list = []
+    for attribute in device.gatt_server.attributes:
+        if isinstance(attribute, gatt.Service):
+            services.append({
+                "uuid": attribute.uuid.to_hex_str("-"), "start": attribute.handle,
+                "end": attribute.end_group_handle, "characteristics": [],
+            })
+        elif isinstance(attribute, gatt.CharacteristicDeclaration):
+            services[-1]["characteristics"].append({"declaration": attribute.handle, "descriptors": []})
+        elif isinstance(attribute, gatt.Characteristic):
+            services[-1]["characteristics"][-1].update(
+                uuid=attribute.uuid.to_hex_str("-"), value=attribute.handle, properties=int(attribute.properties)
+            )
+        elif isinstance(attribute, gatt.Descriptor):
+            services[-1]["characteristics"][-1]["descriptors"].append(
+                {"uuid": attribute.type.to_hex_str("-"), "handle": attribute.handle}
+            )
+    return services
+
+
 def follow_connections(device: Device) -> None:
     def on_connection(connection) -> None:
         emit("connection", peer=str(connection.peer_address), handle=connection.handle)
@@ -119,9 +142,9 @@ async def main(moniker: str, address: str) -> None:
         await device.power_on()
         await device.start_advertising(
             advertising_data=advertising_data(), scan_response_data=b"", advertising_interval_min=50,
-            advertising_interval_max=50,
+            advertising_interval_max=50, auto_restart=True,
         )
-        emit("ready", address=address)
+        emit("ready", address=address, services=database(device))
         await common.termination_future()
 
 

@@ -56,15 +56,18 @@ extension CentralManager {
         return stream
     }
 
-    /// Stops the scan; its stream ends.
+    /// Stops the scan; its stream ends once the controller has stopped scanning (LE Set Scan
+    /// Enable, Core 5.4 Vol 4 Part E §7.8.11, completed), so that whoever waits for the end of
+    /// the stream — then closes the manager, or hands the controller to another host — never
+    /// leaves a controller scanning.
     public func stopScan() async {
-        if let active = scan {
-            scan = nil
-            active.continuation.finish()
+        let active = scan
+        scan = nil
+        if controllerScanning {
+            controllerScanning = false
+            _ = try? await stack.host.send(HCI.LESetScanEnable(leScanEnable: false))
         }
-        guard controllerScanning else { return }
-        controllerScanning = false
-        _ = try? await stack.host.send(HCI.LESetScanEnable(leScanEnable: false))
+        active?.continuation.finish()
     }
 
     /// Whether a scan is in progress.

@@ -89,16 +89,36 @@ func checkSeconds(_ seconds: Double, option: String) throws {
 }
 
 extension Peripheral {
-    /// Discovers every primary service and its characteristics, and returns the first
-    /// characteristic with `uuid` (Core 5.4 Vol 3 Part G §4.4.1, §4.6.1).
+    /// Discovers the primary services and their characteristics, and returns the first
+    /// characteristic with `uuid` (Core 5.4 Vol 3 Part G §4.4.1, §4.6.1); when none has it, the
+    /// services they include (§4.5.1), level by level — a secondary service's characteristics
+    /// are reachable only through an include (§3.1).
     func characteristic(_ uuid: BluetoothUUID) async throws -> Characteristic {
-        let services = try await attempt("discovering services") { try await discoverServices() }
+        let primaries = try await attempt("discovering services") { try await discoverServices() }
+        if let found = try await firstCharacteristic(uuid, in: primaries) { return found }
+        var searched = Set(primaries.map(\.handleRange.lowerBound))
+        var level = primaries
+        while !level.isEmpty {
+            var included: [Service] = []
+            for service in level {
+                let includes = try await attempt("discovering the services \(service.uuid.labelled) includes") {
+                    try await discoverIncludedServices(for: service)
+                }
+                included += includes.filter { searched.insert($0.handleRange.lowerBound).inserted }
+            }
+            if let found = try await firstCharacteristic(uuid, in: included) { return found }
+            level = included
+        }
+        throw GATTCommandError.characteristicNotFound(uuid, on: address.address)
+    }
+
+    private func firstCharacteristic(_ uuid: BluetoothUUID, in services: [Service]) async throws -> Characteristic? {
         for service in services {
             let characteristics = try await attempt("discovering characteristics of \(service.uuid.labelled)") {
                 try await discoverCharacteristics(for: service)
             }
             if let found = characteristics.first(where: { $0.uuid == uuid }) { return found }
         }
-        throw GATTCommandError.characteristicNotFound(uuid, on: address.address)
+        return nil
     }
 }

@@ -1,7 +1,8 @@
 import BLE
 
 /// A peer's attribute database as a client's full discovery finds it: every primary service
-/// (Core 5.4 Vol 3 Part G §4.4.1), its included services (§4.5.1), characteristics (§4.6.1) and
+/// (Core 5.4 Vol 3 Part G §4.4.1), the services each includes (§4.5.1) — secondary services are
+/// reachable only that way (§3.1) — and every service's characteristics (§4.6.1) and
 /// descriptors (§4.7.1).
 struct GATTDatabaseDump: Sendable {
     struct DescriptorEntry: Sendable {
@@ -19,22 +20,31 @@ struct GATTDatabaseDump: Sendable {
 
     struct ServiceEntry: Sendable {
         var uuid: BluetoothUUID
+        var isPrimary: Bool
         var start: UInt16
         var end: UInt16
         var includes: [Service]
         var characteristics: [CharacteristicEntry]
     }
 
+    /// In handle order: primary services and the services they include, each once.
     var services: [ServiceEntry]
 
     /// Runs the discovery over the current connection.
     static func discover(_ peripheral: Peripheral) async throws -> GATTDatabaseDump {
-        let services = try await attempt("discovering services") { try await peripheral.discoverServices() }
+        var pending = try await attempt("discovering services") { try await peripheral.discoverServices() }
+            .sorted { $0.handleRange.lowerBound < $1.handleRange.lowerBound }
+        var seen = Set(pending.map(\.handleRange.lowerBound))
         var entries: [ServiceEntry] = []
-        for service in services.sorted(by: { $0.handleRange.lowerBound < $1.handleRange.lowerBound }) {
+        while !pending.isEmpty {
+            let service = pending.removeFirst()
             let name = service.uuid.labelled
             let includes = try await attempt("discovering the services \(name) includes") {
                 try await peripheral.discoverIncludedServices(for: service)
+            }
+            // An included service not found as a primary one (a secondary service) is dumped too.
+            for include in includes where seen.insert(include.handleRange.lowerBound).inserted {
+                pending.append(include)
             }
             let characteristics = try await attempt("discovering characteristics of \(name)") {
                 try await peripheral.discoverCharacteristics(for: service)
@@ -52,16 +62,17 @@ struct GATTDatabaseDump: Sendable {
             }
             entries.append(
                 ServiceEntry(
-                    uuid: service.uuid, start: service.handleRange.lowerBound, end: service.handleRange.upperBound,
-                    includes: includes, characteristics: characteristicEntries))
+                    uuid: service.uuid, isPrimary: service.isPrimary, start: service.handleRange.lowerBound,
+                    end: service.handleRange.upperBound, includes: includes, characteristics: characteristicEntries))
         }
-        return GATTDatabaseDump(services: entries)
+        return GATTDatabaseDump(services: entries.sorted { $0.start < $1.start })
     }
 
-    /// `{"services":[{"uuid","start","end","characteristics":[{"uuid","declaration","value",
-    /// "properties":[…],"descriptors":[{"uuid","handle"}]}]}]}`, in exactly that key order, no
-    /// spaces: 16-bit UUIDs as four upper-case hex digits, 128-bit ones in upper-case canonical
-    /// form, handles as integers, properties by Core Bluetooth's names.
+    /// `{"services":[{"uuid","primary","start","end","includes":[{"uuid","start","end"}],
+    /// "characteristics":[{"uuid","declaration","value","properties":[…],"descriptors":[{"uuid",
+    /// "handle"}]}]}]}`, in exactly that key order, no spaces: 16-bit UUIDs as four upper-case hex
+    /// digits, 128-bit ones in upper-case canonical form, handles as integers, properties by Core
+    /// Bluetooth's names.
     var json: String {
         JSONText.object([
             (
@@ -70,8 +81,20 @@ struct GATTDatabaseDump: Sendable {
                     services.map { service in
                         JSONText.object([
                             ("uuid", Self.json(service.uuid)),
+                            ("primary", service.isPrimary ? "true" : "false"),
                             ("start", String(service.start)),
                             ("end", String(service.end)),
+                            (
+                                "includes",
+                                JSONText.array(
+                                    service.includes.map {
+                                        JSONText.object([
+                                            ("uuid", Self.json($0.uuid)),
+                                            ("start", String($0.handleRange.lowerBound)),
+                                            ("end", String($0.handleRange.upperBound)),
+                                        ])
+                                    })
+                            ),
                             ("characteristics", JSONText.array(service.characteristics.map(Self.json))),
                         ])
                     })
@@ -105,7 +128,9 @@ struct GATTDatabaseDump: Sendable {
     var text: [String] {
         var lines: [String] = []
         for service in services {
-            lines.append("service \(Self.handle(service.start))…\(Self.handle(service.end))  \(service.uuid.labelled)")
+            lines.append(
+                "service \(Self.handle(service.start))…\(Self.handle(service.end))  \(service.uuid.labelled)"
+                    + (service.isPrimary ? "" : " (secondary)"))
             for include in service.includes {
                 lines.append(
                     "  includes \(Self.handle(include.handleRange.lowerBound))…"

@@ -7,11 +7,12 @@ struct GATTDumpCommand: AsyncParsableCommand {
         commandName: "gatt-dump",
         abstract: "Connect to a device and print its services, characteristics and descriptors.",
         discussion: """
-            Runs a full discovery — primary services, included services, characteristics, \
-            descriptors — and prints it as a tree with handles and the names of well-known UUIDs, \
-            or with --json as one line:
-              {"services":[{"uuid","start","end","characteristics":[{"uuid","declaration","value",
-               "properties":[…],"descriptors":[{"uuid","handle"}]}]}]}
+            Runs a full discovery — primary services, the services they include (secondary ones \
+            too, with their characteristics), characteristics, descriptors — and prints it as a tree \
+            with handles and the names of well-known UUIDs, or with --json as one line:
+              {"services":[{"uuid","primary","start","end","includes":[{"uuid","start","end"}],
+               "characteristics":[{"uuid","declaration","value","properties":[…],
+               "descriptors":[{"uuid","handle"}]}]}]}
             Handles are integers, 16-bit UUIDs four upper-case hex digits, 128-bit UUIDs \
             upper-case canonical, properties Core Bluetooth's names.
 

@@ -47,6 +47,9 @@ final class PeerProcess: Sendable {
     /// Every line printed on stdout so far.
     var lines: [String] { standardOutput.lines }
 
+    /// Every line printed on stderr so far.
+    var errorLines: [String] { standardError.lines }
+
     /// stdout and stderr so far, for failure messages.
     var transcript: String {
         (standardOutput.lines + ["-- stderr:"] + standardError.lines.suffix(40)).joined(separator: "\n")
@@ -76,6 +79,19 @@ final class PeerProcess: Sendable {
         }
     }
 
+    /// Waits until `count` stdout lines satisfy `predicate` (the limit only prevents hangs).
+    func waitForLines(
+        _ description: String, count: Int, limit: Duration = .seconds(30), where predicate: @Sendable (String) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while standardOutput.lines.count(where: predicate) < count {
+            guard ContinuousClock.now < deadline else {
+                throw Failure.noLine(name: name, waitingFor: "\(count) × \(description)", output: transcript)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// The first JSON line whose "event" is `event` (and which satisfies `predicate`).
     @discardableResult
     func waitForEvent(
@@ -94,10 +110,11 @@ final class PeerProcess: Sendable {
         lines.compactMap(JSONLine.parse).filter { $0["event"] as? String == event }
     }
 
-    /// Waits for the process to exit by itself and returns its status.
+    /// Waits for the process to exit by itself, and for its output to be read to the end;
+    /// returns its status.
     func waitForExit(limit: Duration = .seconds(30)) async throws -> Int32 {
         let deadline = ContinuousClock.now.advanced(by: limit)
-        while process.isRunning {
+        while process.isRunning || !standardOutput.isClosed || !standardError.isClosed {
             guard ContinuousClock.now < deadline else {
                 throw Failure.noLine(name: name, waitingFor: "(exit)", output: transcript)
             }
