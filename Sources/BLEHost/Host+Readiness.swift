@@ -7,7 +7,18 @@ extension Host {
     /// comes back, as it does for writers waiting for room.
     public func waitUntilReadyToSend(on handle: UInt16) async {
         while bearers[handle] != nil, !acl.isReady(handle) {
-            await withCheckedContinuation { bearers[handle]?.readinessWaiters.append($0) }
+            await waitForReadiness(on: handle)
+        }
+    }
+
+    /// Waits for room on `handle` or for its link to go. The condition is checked again inside
+    /// the continuation's body: on this toolchain other jobs of the host's executor can run
+    /// between the caller's check and that body, and a waiter stored after the last wake-up
+    /// would never be resumed.
+    func waitForReadiness(on handle: UInt16) async {
+        await withCheckedContinuation { continuation in
+            guard bearers[handle] != nil, !acl.isReady(handle) else { return continuation.resume() }
+            bearers[handle]!.readinessWaiters.append(continuation)
         }
     }
 }

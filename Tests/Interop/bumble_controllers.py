@@ -21,7 +21,9 @@ async def main(count: int) -> None:
     transports = []
     controllers = []
     for index in range(count):
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP named explicitly: asyncio sets TCP_NODELAY on accepted sockets only then,
+        # and without it Nagle holds each small HCI packet ~40 ms behind the previous one.
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", 0))
         port = listener.getsockname()[1]

@@ -41,7 +41,9 @@ extension CentralManager {
         case .disconnected: break
         }
         // One LE Create Connection at a time (§7.8.12: Command Disallowed while one is pending).
-        while attempt != nil { await withCheckedContinuation { attemptWaiters.append($0) } }
+        while attempt != nil {
+            await withCheckedContinuation { attempt == nil ? $0.resume() : attemptWaiters.append($0) }
+        }
         let id = nextAttemptID
         nextAttemptID += 1
         attempt = ConnectionAttempt(id: id, peripheral: peripheral)

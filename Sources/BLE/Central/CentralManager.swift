@@ -93,7 +93,10 @@ public actor CentralManager {
     /// Powers the radio on: the first time, the host starts (HCI Reset and initialisation,
     /// Core 5.4 Vol 4 Part E §7.3.2) while the state is `.resetting`.
     public func powerOn() async throws(BLEError) {
-        while state == .resetting { await withCheckedContinuation { powerOnWaiters.append($0) } }
+        while state == .resetting {
+            // Re-checked inside: the state may change before the body runs.
+            await withCheckedContinuation { state == .resetting ? powerOnWaiters.append($0) : $0.resume() }
+        }
         guard !isClosed else { throw .closed }
         switch state {
         case .poweredOn: return

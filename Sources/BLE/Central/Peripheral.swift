@@ -198,7 +198,10 @@ public actor Peripheral {
     /// Returns once the peripheral is disconnected.
     func waitForDisconnection() async {
         guard link != .disconnected else { return }
-        await withCheckedContinuation { disconnectionWaiters.append($0) }
+        // Checked again inside: other jobs of the executor can run between the check above and
+        // this body (seen with Disconnect's Command Status and Disconnection Complete arriving
+        // together), and a waiter stored after `didDisconnect` would wait for ever.
+        await withCheckedContinuation { link == .disconnected ? $0.resume() : disconnectionWaiters.append($0) }
     }
 
     /// A Handle Value Notification or Indication (Core 5.4 Vol 3 Part F §3.4.7) of the value

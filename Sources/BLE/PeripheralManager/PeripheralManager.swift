@@ -108,7 +108,10 @@ public actor PeripheralManager {
     /// Powers the radio on: the first time, the host starts (HCI Reset and initialisation,
     /// Core 5.4 Vol 4 Part E §7.3.2) with the GATT server attached, while `.resetting`.
     public func powerOn() async throws(BLEError) {
-        while state == .resetting { await withCheckedContinuation { powerOnWaiters.append($0) } }
+        while state == .resetting {
+            // Re-checked inside: the state may change before the body runs.
+            await withCheckedContinuation { state == .resetting ? powerOnWaiters.append($0) : $0.resume() }
+        }
         guard !isClosed else { throw .closed }
         switch state {
         case .poweredOn: return
@@ -140,7 +143,9 @@ public actor PeripheralManager {
             _ = try? await stack.host.send(
                 HCI.Disconnect(connectionHandle: handle, reason: .remoteDeviceTerminatedPowerOff))
         }
-        while !centrals.isEmpty { await withCheckedContinuation { centralsGoneWaiters.append($0) } }
+        while !centrals.isEmpty {
+            await withCheckedContinuation { centrals.isEmpty ? $0.resume() : centralsGoneWaiters.append($0) }
+        }
     }
 
     /// Powers off and stops the host for good.

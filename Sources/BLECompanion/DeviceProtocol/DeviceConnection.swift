@@ -174,7 +174,15 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
             throw .messageTooLong(length: frame.payload.count, maximum: maximumPayloadLength)
         }
         if isSending {
-            await withCheckedContinuation { sendQueue.append($0) }
+            // Re-checked inside: the sender may have finished before this body ran.
+            await withCheckedContinuation { continuation in
+                if isSending {
+                    sendQueue.append(continuation)
+                } else {
+                    isSending = true
+                    continuation.resume()
+                }
+            }
         } else {
             isSending = true
         }

@@ -159,7 +159,10 @@ actor WriteWithoutResponseGate {
             let seen = generation
             if await peripheral.canSendWriteWithoutResponse { break }
             waits += 1
-            if generation == seen && !isClosed { await withCheckedContinuation { waiters.append($0) } }
+            if generation == seen && !isClosed {
+                // Re-checked inside: readiness may come before this body runs.
+                await withCheckedContinuation { generation == seen && !isClosed ? waiters.append($0) : $0.resume() }
+            }
         }
         do {
             try await peripheral.writeValue(chunk, for: characteristic, type: .withoutResponse)

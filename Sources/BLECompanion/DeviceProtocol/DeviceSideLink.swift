@@ -181,7 +181,10 @@ public actor DeviceSideLink<P: DeviceProtocol> {
             }
             if sent { return }
             peers[id]?.flowControlWaits += 1
-            if readinessGeneration == seen { await withCheckedContinuation { readinessWaiters.append($0) } }
+            if readinessGeneration == seen {
+                // Re-checked inside: readiness may come before this body runs.
+                await withCheckedContinuation { readinessGeneration == seen ? readinessWaiters.append($0) : $0.resume() }
+            }
         }
     }
 

@@ -18,7 +18,11 @@ extension Host {
     private func performRequest(_ pdu: ATTPDU, on handle: UInt16) async -> Result<ATTPDU, ATTBearerError> {
         // One request outstanding per bearer (§3.3.2): later callers wait their turn.
         while let bearer = bearers[handle], case .awaiting = bearer.request {
-            await withCheckedContinuation { bearers[handle]?.requestWaiters.append($0) }
+            await withCheckedContinuation { continuation in
+                // Re-checked here: the state may have changed before this body ran.
+                guard let bearer = bearers[handle], case .awaiting = bearer.request else { return continuation.resume() }
+                bearers[handle]!.requestWaiters.append(continuation)
+            }
         }
         guard bearers[handle] != nil else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
         let bytes = pdu.encoded
@@ -28,7 +32,10 @@ extension Host {
             return .failure(.pduTooLong(length: bytes.count, mtu: mtu))
         }
         let id = bearers[handle]!.makeTransactionID()
-        let result = await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation { (continuation: ATTBearerState.ResponseContinuation) in
+            guard bearers[handle] != nil else {
+                return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
+            }
             bearers[handle]!.request = .awaiting(opcode: pdu.opcode, id: id, continuation: continuation)
             sendL2CAP(bytes, channel: .att, on: handle, priority: .request)
             armTransactionTimeout(handle: handle) { state in
@@ -84,13 +91,21 @@ extension Host {
         async throws(ATTBearerError)
     {
         while let bearer = bearers[handle], case .awaiting = bearer.indication {
-            await withCheckedContinuation { bearers[handle]?.indicationWaiters.append($0) }
+            await withCheckedContinuation { continuation in
+                guard let bearer = bearers[handle], case .awaiting = bearer.indication else {
+                    return continuation.resume()
+                }
+                bearers[handle]!.indicationWaiters.append(continuation)
+            }
         }
         guard let bearer = bearers[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
         let pdu = ATTPDU.handleValueIndication(
             .init(handle: attributeHandle, value: ArraySlice(value.prefix(bearer.mtu - 3))))
         let id = bearers[handle]!.makeTransactionID()
-        let result = await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation { (continuation: ATTBearerState.ConfirmationContinuation) in
+            guard bearers[handle] != nil else {
+                return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
+            }
             bearers[handle]!.indication = .awaiting(id: id, continuation: continuation)
             sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .indication)
             armTransactionTimeout(handle: handle) { state in
@@ -103,7 +118,7 @@ extension Host {
 
     private func sendUnacknowledged(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) {
         while bearers[handle] != nil, !acl.isReady(handle) {
-            await withCheckedContinuation { bearers[handle]?.readinessWaiters.append($0) }
+            await waitForReadiness(on: handle)
         }
         guard let bearer = bearers[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
         let bytes = pdu.encoded

@@ -59,6 +59,8 @@ extension Host {
     func execute(_ packet: HCICommandPacket) async -> CommandFlow.CommandOutcome {
         guard case .running = runState else { return .stopped }
         return await withCheckedContinuation { continuation in
+            // The host may have stopped before this body ran (see `Host.waitingInPlace`).
+            guard case .running = runState else { return continuation.resume(returning: .stopped) }
             let id = commandFlow.makeID()
             commandFlow.enqueue(CommandFlow.Pending(id: id, packet: packet, completion: continuation))
             pumpCommands()
