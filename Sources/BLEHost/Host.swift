@@ -59,9 +59,15 @@ public actor Host {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// Everything the host reports upward, in order.
+    /// Everything the host reports upward, in order (unless an observer takes the events).
     public nonisolated let events: AsyncStream<HostEvent>
     let eventSink: AsyncStream<HostEvent>.Continuation
+    /// Takes the events in place of `events` (`observeEvents(_:)`).
+    private var eventObserver: EventObserver?
+
+    /// Called on the host's executor with each event as it happens, in order, and with nil
+    /// once the host stopped.
+    public typealias EventObserver = @Sendable (HostEvent?) -> Void
 
     enum RunState {
         case idle
@@ -163,6 +169,7 @@ public actor Host {
         }
         await transport.close()
         eventSink.finish()
+        eventObserver?(nil)
     }
 
     deinit {
@@ -182,7 +189,21 @@ public actor Host {
 
     public func connection(_ handle: UInt16) -> ConnectionInfo? { connections[handle] }
 
-    func emit(_ event: HostEvent) { eventSink.yield(event) }
+    /// Hands every later event to `observer` instead of `events`: synchronously, on the host's
+    /// executor, while the host is still handling what caused it. Code on the same executor (a
+    /// manager) can take an event in place, without a stream and a task resumption per event;
+    /// the observer must not call back into the host synchronously. Set it before `start()`.
+    public func observeEvents(_ observer: @escaping EventObserver) {
+        eventObserver = observer
+    }
+
+    func emit(_ event: HostEvent) {
+        if let eventObserver {
+            eventObserver(event)
+        } else {
+            eventSink.yield(event)
+        }
+    }
 
     /// Starts a task on the host's executor. Every task of the host runs there — including the
     /// nonisolated async code it calls (the transport) — so a simulation sees all of the
