@@ -34,6 +34,10 @@ public protocol ATTServerHandler: Sendable {
     /// requests come here too; the host takes the new ATT_MTU from the response.
     /// Runs on the caller's executor (the host's): nothing is sent elsewhere to answer.
     nonisolated(nonsending) func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU?
+    /// A command (Write Command, Signed Write Command: no response, Core 5.4 Vol 3 Part F
+    /// §3.4.5.3–§3.4.5.4) taken synchronously on the host's executor as it arrives; false
+    /// leaves it to `handle` on a task of its own.
+    func takeCommand(_ pdu: ATTPDU, connection: UInt16) -> Bool
     /// The bearer's ATT_MTU changed (an exchange this host started as client).
     func attMTUChanged(_ mtu: Int, connection: UInt16) async
     /// The link is gone: forget per-connection state.
@@ -41,6 +45,7 @@ public protocol ATTServerHandler: Sendable {
 }
 
 extension ATTServerHandler {
+    public func takeCommand(_ pdu: ATTPDU, connection: UInt16) -> Bool { false }
     public func attMTUChanged(_ mtu: Int, connection: UInt16) async {}
     public func connectionEnded(_ connection: UInt16) async {}
 }
@@ -59,9 +64,15 @@ public actor Host {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// Everything the host reports upward, in order.
+    /// Everything the host reports upward, in order (unless an observer takes the events).
     public nonisolated let events: AsyncStream<HostEvent>
     let eventSink: AsyncStream<HostEvent>.Continuation
+    /// Takes the events in place of `events` (`observeEvents(_:)`).
+    private var eventObserver: EventObserver?
+
+    /// Called on the host's executor with each event as it happens, in order, and with nil
+    /// once the host stopped.
+    public typealias EventObserver = @Sendable (HostEvent?) -> Void
 
     enum RunState {
         case idle
@@ -163,6 +174,7 @@ public actor Host {
         }
         await transport.close()
         eventSink.finish()
+        eventObserver?(nil)
     }
 
     deinit {
@@ -182,7 +194,21 @@ public actor Host {
 
     public func connection(_ handle: UInt16) -> ConnectionInfo? { connections[handle] }
 
-    func emit(_ event: HostEvent) { eventSink.yield(event) }
+    /// Hands every later event to `observer` instead of `events`: synchronously, on the host's
+    /// executor, while the host is still handling what caused it. Code on the same executor (a
+    /// manager) can take an event in place, without a stream and a task resumption per event;
+    /// the observer must not call back into the host synchronously. Set it before `start()`.
+    public func observeEvents(_ observer: @escaping EventObserver) {
+        eventObserver = observer
+    }
+
+    func emit(_ event: HostEvent) {
+        if let eventObserver {
+            eventObserver(event)
+        } else {
+            eventSink.yield(event)
+        }
+    }
 
     /// Starts a task on the host's executor. Every task of the host runs there — including the
     /// nonisolated async code it calls (the transport) — so a simulation sees all of the

@@ -105,7 +105,7 @@ public actor CentralManager {
         }
         if !hostStarted {
             setState(.resetting)
-            startPump()
+            await startPump()
             do {
                 try await stack.host.start()
             } catch {
@@ -191,13 +191,35 @@ public actor CentralManager {
 
     // MARK: Host events
 
-    /// Reads the host's events, in order, for as long as the host runs.
-    private func startPump() {
-        let events = stack.host.events
-        pump = stack.pump(events) { [weak self] event in
-            guard let self else { return false }
-            await self.handle(event)
+    /// Takes the host's events, in order, for as long as the host runs: values in place,
+    /// the rest on a task.
+    private func startPump() async {
+        let events = OrderedEventPump<HostEvent> { [weak self] event in
+            self?.takeInPlace(event) ?? true
+        }
+        await stack.host.observeEvents { events.offer($0) }
+        let host = stack.host
+        pump = stack.spawn { [weak self] in
+            await events.run(on: host) { [weak self] event in await self?.handle(event) }
+        }
+    }
+
+    /// Takes, on the host's executor (this manager's), the events that need no suspension: a
+    /// notification or indication goes straight to its peripheral's value streams (Core 5.4
+    /// Vol 3 Part G §4.10, §4.11), in arrival order.
+    private nonisolated func takeInPlace(_ event: HostEvent) -> Bool {
+        switch event {
+        case .notification(let handle, let attributeHandle, let value),
+            .indication(let handle, let attributeHandle, let value):
+            assumeIsolated { manager in
+                manager.links[handle]?.assumeIsolated { $0.receivedValue(value, attributeHandle: attributeHandle) }
+            }
             return true
+        case .connectionUpdated, .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .readyToSend,
+            .hardwareError, .other:
+            return true
+        case .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected:
+            return false
         }
     }
 
@@ -215,6 +237,7 @@ public actor CentralManager {
             await linkDown(handle, reason: reason)
         case .notification(let handle, let attributeHandle, let value),
             .indication(let handle, let attributeHandle, let value):
+            // Taken here only when queued behind an event still being handled.
             await links[handle]?.receivedValue(value, attributeHandle: attributeHandle)
         case .connectionUpdated, .encryptionChanged, .longTermKeyRequest,
             .attMTUChanged, .readyToSend, .hardwareError, .other:

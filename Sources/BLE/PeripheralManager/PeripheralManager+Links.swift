@@ -4,15 +4,22 @@ import BLEWire
 /// The host's and the GATT server's events, read in order (connections, subscriptions, Write
 /// Commands).
 extension PeripheralManager {
-    func startPumps() {
-        let hostEvents = stack.host.events
-        let serverEvents = server.events
+    func startPumps() async {
+        // Links coming and going are handled on a task; the events a peripheral manager does
+        // not use are dropped in place, without a task resumption each.
+        let hostEvents = OrderedEventPump<HostEvent> { event in
+            switch event {
+            case .connected, .disconnected: false
+            default: true
+            }
+        }
+        await stack.host.observeEvents { hostEvents.offer($0) }
+        let host = stack.host
         pumps.append(
-            stack.pump(hostEvents) { [weak self] event in
-                guard let self else { return false }
-                await self.handle(event)
-                return true
+            stack.spawn { [weak self] in
+                await hostEvents.run(on: host) { [weak self] event in await self?.handle(event) }
             })
+        let serverEvents = server.events
         pumps.append(
             stack.pump(serverEvents) { [weak self] event in
                 guard let self else { return false }

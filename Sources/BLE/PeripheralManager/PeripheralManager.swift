@@ -121,7 +121,7 @@ public actor PeripheralManager {
         if !hostStarted {
             setState(.resetting)
             await stack.host.setATTServer(server)
-            startPumps()
+            await startPumps()
             do {
                 try await stack.host.start()
             } catch {

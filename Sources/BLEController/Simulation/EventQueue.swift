@@ -15,10 +15,6 @@ public final class EventQueue {
         let time: VirtualInstant
         let sequence: UInt64
         let action: () -> Void
-
-        func precedes(_ other: Entry) -> Bool {
-            time != other.time ? time < other.time : sequence < other.sequence
-        }
     }
 
     /// The current virtual time: the time of the action running now, or of the last one run.
@@ -38,7 +34,7 @@ public final class EventQueue {
     /// The time of the earliest pending action, or nil when nothing is scheduled.
     public var nextTime: VirtualInstant? {
         dropCancelledHead()
-        return heap.first?.time
+        return heap.isEmpty ? nil : heap[0].time
     }
 
     /// Schedules `action` at `time` (not before now: a past time runs at `now`).
@@ -96,20 +92,24 @@ public final class EventQueue {
     // MARK: Binary heap ordered by (time, sequence)
 
     private func dropCancelledHead() {
-        while let head = heap.first, cancelled.contains(head.sequence) {
-            cancelled.remove(head.sequence)
+        while !cancelled.isEmpty, !heap.isEmpty, cancelled.remove(heap[0].sequence) != nil {
             _ = popMin()
         }
     }
 
+    // The sift loops work on the buffer and compare keys in place: copying an `Entry` out of
+    // the array to compare it would retain and release its action for every step.
+
     private func push(_ entry: Entry) {
         heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].precedes(heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
+        heap.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard Self.precedes(heap, child, parent) else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
         }
     }
 
@@ -117,17 +117,26 @@ public final class EventQueue {
         guard !heap.isEmpty else { return nil }
         heap.swapAt(0, heap.count - 1)
         let min = heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, heap[left].precedes(heap[smallest]) { smallest = left }
-            if right < heap.count, heap[right].precedes(heap[smallest]) { smallest = right }
-            if smallest == parent { break }
-            heap.swapAt(parent, smallest)
-            parent = smallest
+        heap.withUnsafeMutableBufferPointer { heap in
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < heap.count, Self.precedes(heap, left, smallest) { smallest = left }
+                if right < heap.count, Self.precedes(heap, right, smallest) { smallest = right }
+                if smallest == parent { break }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
         }
         return min
+    }
+
+    /// Whether the entry at `lhs` runs before the one at `rhs`: earlier, or as early and
+    /// scheduled first.
+    private static func precedes(_ heap: UnsafeMutableBufferPointer<Entry>, _ lhs: Int, _ rhs: Int) -> Bool {
+        let (lhsTime, rhsTime) = (heap[lhs].time, heap[rhs].time)
+        return lhsTime != rhsTime ? lhsTime < rhsTime : heap[lhs].sequence < heap[rhs].sequence
     }
 }

@@ -151,7 +151,8 @@ extension Host {
         case .request: receivedRequest(pdu, on: handle)
         case .response: receivedResponse(pdu, on: handle)
         case .command:
-            if let server = attServer { spawn { await self.serve(command: pdu, on: handle, with: server) } }
+            guard let server = attServer, !server.takeCommand(pdu, connection: handle) else { return }
+            spawn { await self.serve(command: pdu, on: handle, with: server) }
         case .notification: receivedNotification(pdu, on: handle)
         case .indication:
             if case .handleValueIndication(let indication) = pdu {

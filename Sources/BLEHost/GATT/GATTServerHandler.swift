@@ -73,6 +73,28 @@ public final class GATTServerHandler: ATTServerHandler {
         }
     }
 
+    /// A command never asks the application (a write to a dynamic value is reported, not
+    /// asked), so it is served in place: no task per Write Command.
+    public func takeCommand(_ pdu: ATTPDU, connection: UInt16) -> Bool {
+        let outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection)) }
+        switch outcome {
+        case .writeWithoutResponse(let command):
+            sink.yield(.writeWithoutResponse(command))
+        case .subscriptionChanged(let subscription, _):
+            sink.yield(.subscriptionChanged(subscription))
+        case .confirmationReceived(let id, let handle):
+            sink.yield(.confirmationReceived(connection: id, handle: handle))
+        case .read(let request):
+            // Not reached for a command; the server still expects an answer.
+            _ = state.withLock { $0.server.complete(request, with: .error(.unlikelyError)) }
+        case .write(let request):
+            _ = state.withLock { $0.server.complete(request, with: .error(.unlikelyError)) }
+        case .respond, .none, .mtuExchanged:
+            break
+        }
+        return true
+    }
+
     public func attMTUChanged(_ mtu: Int, connection: UInt16) async {
         state.withLock { $0.server.setMTU(mtu, for: GATTConnectionID(connection)) }
     }

@@ -91,29 +91,39 @@ struct ACLScheduler {
     mutating func nextPackets() -> [ACLPacket] {
         var packets: [ACLPacket] = []
         while credits > 0, let handle = turn.first {
-            guard var link = links[handle] else {
+            // The link is changed in place in the dictionary: a copy would copy its queues.
+            guard let index = links.index(forKey: handle) else {
                 turn.removeFirst()
                 continue
             }
-            if link.current.isEmpty, let pdu = Self.popHighest(&link) {
-                let fragmenter = L2CAPFragmenter(maximumDataLength: bufferSize, firstBoundary: .firstNonFlushable)
-                link.current = Deque(fragmenter.fragments(of: pdu[...], handle: handle))
-            }
-            while credits > 0, let fragment = link.current.popFirst() {
-                packets.append(fragment)
-                link.inFlight += 1
-                credits -= 1
-            }
+            let (unfinished, hasMore) = Self.takeTurn(
+                &links.values[index], handle: handle, bufferSize: bufferSize, credits: &credits, into: &packets)
             turn.removeFirst()
             // A PDU cut short by the credits keeps its place at the head: it finishes first.
-            if !link.current.isEmpty {
+            if unfinished {
                 turn.prepend(handle)
-            } else if !link.isEmpty {
+            } else if hasMore {
                 turn.append(handle)
             }
-            links[handle] = link
         }
         return packets
+    }
+
+    /// One link's turn: the fragments of its current PDU (or of the next, by priority) that
+    /// the credits allow. Returns whether that PDU is unfinished, and whether more is queued.
+    private static func takeTurn(
+        _ link: inout Link, handle: UInt16, bufferSize: Int, credits: inout Int, into packets: inout [ACLPacket]
+    ) -> (unfinished: Bool, hasMore: Bool) {
+        if link.current.isEmpty, let pdu = popHighest(&link) {
+            let fragmenter = L2CAPFragmenter(maximumDataLength: bufferSize, firstBoundary: .firstNonFlushable)
+            link.current = Deque(fragmenter.fragments(of: pdu[...], handle: handle))
+        }
+        while credits > 0, let fragment = link.current.popFirst() {
+            packets.append(fragment)
+            link.inFlight += 1
+            credits -= 1
+        }
+        return (!link.current.isEmpty, !link.isEmpty)
     }
 
     private static func popHighest(_ link: inout Link) -> [UInt8]? {
