@@ -207,12 +207,15 @@ public final class VirtualHeadset: Sendable {
         }
     }
 
-    /// Logs connections and advertises again after a disconnection, so the app can come back.
+    /// Logs connections; stops advertising while connected (advertising events would take air
+    /// time from the connection's events, Core 5.4 Vol 6 Part B §4.5) and advertises again after
+    /// a disconnection, so the app can come back.
     private func followManager() async {
         for await event in link.managerEvents {
             switch event {
             case .connected(let central):
                 activitySink.yield(.connected(central))
+                await manager.stopAdvertising()
             case .disconnected(let central, _):
                 activitySink.yield(.disconnected(central))
                 try? await manager.startAdvertising(configuration.advertisement)

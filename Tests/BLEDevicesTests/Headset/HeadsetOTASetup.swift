@@ -13,13 +13,16 @@ struct HeadsetOTASetup: Sendable {
     static func run<T: Sendable>(
         _ configuration: VirtualHeadsetConfiguration = VirtualHeadsetConfiguration(),
         storage: any FlashStorage = MemoryFlashStorage(),
+        centralController: VirtualController.Configuration = .init(), centralHost: HostConfiguration = .init(),
         _ body: @escaping @Sendable (HeadsetOTASetup) async throws -> T
     ) async throws -> T {
         let radio = VirtualRadio()
         let simulation = radio.simulation
         return try await simulation.run {
             let headset = try await VirtualHeadset.start(on: radio, configuration: configuration, storage: storage)
-            let central = await CentralManager(radio: .virtual(radio, position: AirPosition(x: 2, y: 0, z: 0)))
+            let central = await CentralManager(
+                radio: .virtual(radio, position: AirPosition(x: 2, y: 0, z: 0), controller: centralController),
+                configuration: centralHost)
             try await central.powerOn()
             let setup = HeadsetOTASetup(simulation: simulation, headset: headset, central: central)
             do {
