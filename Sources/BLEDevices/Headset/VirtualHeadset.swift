@@ -80,7 +80,8 @@ public final class VirtualHeadset: Sendable {
     ) async throws -> VirtualHeadset {
         let flash = try FirmwareFlash(
             storage: storage, factoryImage: configuration.factoryImage, configuration: configuration.flash,
-            batteryLevel: configuration.batteryLevel, clock: configuration.flash.writeSpeed == nil ? nil : linkConfiguration.clock)
+            batteryLevel: configuration.batteryLevel,
+            clock: configuration.flash.writeSpeed == nil ? nil : linkConfiguration.clock)
         let link = try await DeviceSideLink.publish(
             on: manager, speaking: HeadsetProtocol.self, configuration: linkConfiguration)
         let headset = VirtualHeadset(
@@ -162,7 +163,9 @@ public final class VirtualHeadset: Sendable {
                 }
             case .event(.otaData(let data)):
                 if let report = await receiver.receive(data) {
-                    if case .otaResend(let packet) = report { activitySink.yield(.resendRequested(packet: Int(packet))) }
+                    if case .otaResend(let packet) = report {
+                        activitySink.yield(.resendRequested(packet: Int(packet)))
+                    }
                     try? await link.send(report, to: incoming.central)
                 }
             case .event(.setHeartbeatPeriod(let seconds)):

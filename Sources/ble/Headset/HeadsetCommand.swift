@@ -60,7 +60,8 @@ struct HeadsetCommand: AsyncParsableCommand {
     func macAddress() throws -> BluetoothAddress? {
         guard let address else { return nil }
         guard let parsed = BluetoothAddress(address) else {
-            throw ValidationError("--address '\(address)' is not an address; expected six octets in hex: F0:F1:F2:F3:F4:F5")
+            throw ValidationError(
+                "--address '\(address)' is not an address; expected six octets in hex: F0:F1:F2:F3:F4:F5")
         }
         return parsed
     }

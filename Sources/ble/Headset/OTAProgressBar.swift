@@ -48,7 +48,8 @@ final class OTAProgressBar: Sendable {
         var parts: [String] = []
         if let barWidth {
             let filled = min(barWidth, Int(fraction * Double(barWidth)))
-            parts.append("[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]")
+            parts.append(
+                "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]")
         }
         parts.append(String(format: "%3d %%", Int(fraction * 100)))
         parts.append("\(progress.bytesSent)/\(progress.totalBytes) bytes")
