@@ -212,7 +212,11 @@ public final class HeadsetOTATarget: OTATarget {
             if Task.isCancelled { throw .cancelled }
             throw .linkLost
         }
-        state.withLock { $0.link = fresh }
+        let old = state.withLock { state in
+            defer { state.link = fresh }
+            return state.link
+        }
+        await old.close()
         startReading(fresh)
     }
 

@@ -172,4 +172,30 @@ struct HeadsetOTATests {
         #expect(second.summary.bytesTransmitted < image.size)
         #expect(FirmwareDigest.sha256(active) == image.sha256)
     }
+
+    @Test("A link loss mid-transfer is survived in one run: the target reconnects by MAC and the engine resumes")
+    func reconnectWithinRun() async throws {
+        let image = newImage
+        let (outcome, active) = try await HeadsetOTASetup.run { setup in
+            let target = try await setup.target(reconnects: true)
+            let engine = OTAEngine(image: image, target: target, clock: setup.simulation.clock)
+            let peripheral = target.link.peripheral
+            let central = setup.central
+            let cutter = Task(executorPreference: setup.simulation.executor) {
+                for await progress in engine.progress where progress.bytesSent >= image.size / 2 {
+                    await central.cancelPeripheralConnection(peripheral)
+                    break
+                }
+            }
+            let outcome = await engine.run()
+            cutter.cancel()
+            target.close()
+            return (outcome, try setup.headset.flash.activeImageBytes())
+        }
+        #expect(outcome.failure == nil)
+        #expect(outcome.summary.recoveries >= 1)
+        // Resumed, not restarted: less than the image plus the half already sent went out.
+        #expect(outcome.summary.bytesTransmitted < image.size * 3 / 2)
+        #expect(FirmwareDigest.sha256(active) == image.sha256)
+    }
 }
