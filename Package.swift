@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "ble",
             dependencies: [
-                "BLE", "BLEWire", "BLEController", "BLETransport", "BLEHost",
+                "BLE", "BLEWire", "BLEController", "BLETransport", "BLEHost", "BLECompanion", "BLEDevices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

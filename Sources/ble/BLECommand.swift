@@ -11,14 +11,17 @@ struct BLECommand: AsyncParsableCommand {
             `ble scan`, `gatt-dump`, `read`, `write` and `subscribe` are a GATT client, and \
             `ble serve` a GATT server described by a JSON file; by default they run on the virtual \
             radio among sample devices (HRS-1 at 00:00:5E:00:53:10, LOG-2 at 00:00:5E:00:53:20, \
-            TAG-3 at 00:00:5E:00:53:30), or with --transport on any controller over HCI. \
+            TAG-3 at 00:00:5E:00:53:30, HEADSET at 00:00:5E:00:53:40), or with --transport on any \
+            controller over HCI. `ble headset` runs a virtual headset and `ble ota` updates one's \
+            firmware over the air. \
             `ble controller` serves virtual controllers to other hosts over TCP or UNIX sockets, \
             `ble decode` turns bytes into readable packets and `ble bench` measures the air-time \
             model.
             """,
         subcommands: [
             DemoCommand.self, ScanCommand.self, GATTDumpCommand.self, ReadCommand.self, WriteCommand.self,
-            SubscribeCommand.self, ServeCommand.self, ControllerCommand.self, DecodeCommand.self, BenchCommand.self,
+            SubscribeCommand.self, ServeCommand.self, HeadsetCommand.self, OTACommand.self, ControllerCommand.self,
+            DecodeCommand.self, BenchCommand.self,
         ]
     )
 }

@@ -8,7 +8,7 @@ struct ScanCommandTests {
         let result = try CLI.run("scan")
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3)
+        #expect(lines.count == 4)
         let heartRate = try #require(lines.first { $0.hasPrefix("00:00:5E:00:53:10 (public)") })
         #expect(heartRate.contains("name \"HRS-1\""))
         #expect(heartRate.contains("services 180D,180F"))
@@ -18,6 +18,11 @@ struct ScanCommandTests {
         #expect(logger.contains("name \"LOG-2\""))
         #expect(logger.contains("services 9C5A0001-7A3E-4B8F-9D6C-2F1E0B5A4C3D"))
         #expect(lines.contains { $0.hasPrefix("00:00:5E:00:53:30 (public)") && $0.contains("manufacturer 0xFFFF 03") })
+        let headset = try #require(lines.first { $0.hasPrefix("00:00:5E:00:53:40 (public)") })
+        // The name comes in the scan response; the MAC, least significant octet first.
+        #expect(headset.contains("name \"HEADSET\""))
+        #expect(headset.contains("services 7C1E0001-4B2A-4F5E-9D3B-6A8C2E5F1D00"))
+        #expect(headset.contains("manufacturer 0xFFFF 4053005e0000"))
     }
 
     @Test("--json prints one object per discovery with address, RSSI, name, services, manufacturer and service data")
@@ -27,7 +32,7 @@ struct ScanCommandTests {
         let objects = try result.standardOutput.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        #expect(objects.count == 3)
+        #expect(objects.count == 4)
         let heartRate = try #require(objects.first { $0["name"] as? String == "HRS-1" })
         #expect(heartRate["address"] as? String == "00:00:5E:00:53:10")
         #expect(heartRate["addressType"] as? String == "public")

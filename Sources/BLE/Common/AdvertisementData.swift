@@ -31,6 +31,9 @@ public struct AdvertisementData: Sendable, Hashable {
     /// Whether the advertising is connectable: ADV_IND or ADV_DIRECT_IND when discovered
     /// (Vol 6 Part B §2.3.1); what `startAdvertising` sends.
     public var isConnectable: Bool
+    /// Send the local name in the scan response instead of the advertising PDU, leaving the
+    /// PDU's 31 octets to the other keys (what Core Bluetooth does when they fill it).
+    public var localNameInScanResponse = false
     /// The advertising PDU's data as received, every structure (empty for data to advertise).
     public internal(set) var advertisingData: AdvertisingData
     /// The scan response's data as received, when there was one.
@@ -88,7 +91,7 @@ public struct AdvertisementData: Sendable, Hashable {
     /// services, service data (in UUID order), manufacturer data, Tx Power Level, and the local
     /// name as a Complete Local Name — within 31 octets, or the builder's error naming the
     /// overflow.
-    func legacyAdvertisingData() throws(AdvertisingDataError) -> AdvertisingData {
+    func legacyAdvertisingData(includingName: Bool = true) throws(AdvertisingDataError) -> AdvertisingData {
         var builder = AdvertisingDataBuilder()
         try builder.append(.flags(.leOnlyGeneralDiscoverable))
         if !serviceUUIDs.isEmpty { try builder.append(.serviceUUIDs(complete: true, serviceUUIDs)) }
@@ -101,7 +104,17 @@ public struct AdvertisementData: Sendable, Hashable {
                 .manufacturerData(companyID: manufacturerData.companyIdentifier, data: manufacturerData.data[...]))
         }
         if let txPowerLevel { try builder.append(.txPowerLevel(txPowerLevel)) }
-        if let localName { try builder.append(.localName(complete: true, localName)) }
+        if includingName, let localName { try builder.append(.localName(complete: true, localName)) }
         return try builder.build(limit: .legacy)
+    }
+
+    /// The advertising PDU's data and, with `localNameInScanResponse`, the scan response
+    /// carrying the local name (a scanner asks for it with a SCAN_REQ, Vol 6 Part B §2.3.2).
+    func legacyAdvertisingPayloads() throws(AdvertisingDataError) -> (AdvertisingData, scanResponse: AdvertisingData?) {
+        guard localNameInScanResponse, let localName else { return (try legacyAdvertisingData(), nil) }
+        let advertising = try legacyAdvertisingData(includingName: false)
+        var response = AdvertisingDataBuilder()
+        try response.append(.localName(complete: true, localName))
+        return (advertising, try response.build(limit: .legacy))
     }
 }

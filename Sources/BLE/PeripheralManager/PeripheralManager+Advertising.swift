@@ -9,17 +9,20 @@ extension PeripheralManager {
 
     /// Starts advertising `advertisementData` — local name, service UUIDs, manufacturer and
     /// service data, Tx Power Level — in one legacy advertising PDU, connectable unless
-    /// `isConnectable` is false. More than 31 octets throws `.advertisingDataTooLong` with the
+    /// `isConnectable` is false; the local name goes in the scan response with
+    /// `localNameInScanResponse`. More than 31 octets throws `.advertisingDataTooLong` with the
     /// builder's error naming the overflow, before anything is sent. Advertising again replaces
     /// the data.
     public func startAdvertising(_ advertisementData: AdvertisementData) async throws(BLEError) {
         try checkPoweredOn()
         let data: AdvertisingData
+        let scanResponse: AdvertisingData?
         do {
-            data = try advertisementData.legacyAdvertisingData()
+            (data, scanResponse) = try advertisementData.legacyAdvertisingPayloads()
         } catch {
             throw .advertisingDataTooLong(error)
         }
+        let hadScanResponse = advertisement?.scanResponseData != nil
         let host = stack.host
         do {
             // Parameters cannot change while advertising (Vol 4 Part E §7.8.5).
@@ -35,12 +38,17 @@ extension PeripheralManager {
                     ownAddressType: host.ownAddressType
                 ))
             try await host.send(HCI.LESetAdvertisingData(advertisingData: data.encoded))
+            if scanResponse != nil || hadScanResponse {
+                // Vol 4 Part E §7.8.8; empty clears an earlier advertisement's.
+                try await host.send(HCI.LESetScanResponseData(scanResponseData: (scanResponse?.encoded ?? [])[...]))
+            }
             try await host.send(HCI.LESetAdvertisingEnable(advertisingEnable: true))
         } catch {
             throw .host(error)
         }
         var advertised = advertisementData
         advertised.advertisingData = data
+        advertised.scanResponseData = scanResponse
         advertisement = advertised
     }
 

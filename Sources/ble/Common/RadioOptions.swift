@@ -51,9 +51,12 @@ struct RadioOptions: ParsableArguments {
 
     /// Runs `body` with a ready radio: on the virtual radio, inside its simulation with the
     /// sample neighbourhood advertising; otherwise with the transport opened. A transport that
-    /// cannot be opened ends the command with its typed error as a one-line message.
+    /// cannot be opened ends the command with its typed error as a one-line message. On the
+    /// virtual radio the command's controller has `ownAddress` as its public address (default
+    /// `VirtualNeighbourhood.commandAddress`).
     func withRadio<T: Sendable>(
-        pacing: VirtualPacing = .unpaced, _ body: @escaping @Sendable (RadioSession) async throws -> T
+        pacing: VirtualPacing = .unpaced, ownAddress: BluetoothAddress? = nil,
+        _ body: @escaping @Sendable (RadioSession) async throws -> T
     ) async throws -> T {
         let moniker = try moniker()
         switch moniker {
@@ -67,8 +70,8 @@ struct RadioOptions: ParsableArguments {
                         .virtual(
                             radio, position: VirtualNeighbourhood.commandPosition,
                             controller: VirtualController.Configuration(
-                                publicAddress: VirtualNeighbourhood.commandAddress))),
-                    clock: simulation.clock, executor: simulation.executor)
+                                publicAddress: ownAddress ?? VirtualNeighbourhood.commandAddress))),
+                    clock: simulation.clock, executor: simulation.executor, virtualRadio: radio)
                 let result: T
                 do {
                     result = try await body(session)
@@ -90,7 +93,8 @@ struct RadioOptions: ParsableArguments {
             }
             let radio = try captured(.transport(transport))
             defer { closeCapture(of: radio) }
-            return try await body(RadioSession(radio: radio, clock: ContinuousClock(), executor: nil))
+            return try await body(
+                RadioSession(radio: radio, clock: ContinuousClock(), executor: nil, virtualRadio: nil))
         }
     }
 
@@ -118,6 +122,8 @@ struct RadioSession: Sendable {
     let radio: Radio
     let clock: any Clock<Duration>
     let executor: (any TaskExecutor)?
+    /// The virtual radio when the transport is `virtual`, nil otherwise.
+    let virtualRadio: VirtualRadio?
 
     /// Starts a task where the radio's work runs.
     @discardableResult

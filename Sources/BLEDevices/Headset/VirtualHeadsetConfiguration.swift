@@ -1,0 +1,115 @@
+import BLE
+import BLECompanion
+
+/// What a virtual headset is and does: its name and MAC address, its firmware store, the
+/// events it generates, its heartbeat, and the faults it injects into incoming OTA packets.
+public struct VirtualHeadsetConfiguration: Sendable {
+    /// The local name it advertises (in the scan response: the advertising PDU is full).
+    public var name: String
+    /// The MAC address it advertises in manufacturer specific data and reports (`08`). On the
+    /// virtual radio it is also the controller's public address.
+    public var macAddress: BluetoothAddress
+    /// The image in slot A on first use of the flash.
+    public var factoryImage: FirmwareImage
+    public var flash: FirmwareFlash.Configuration
+    /// Percent, 0…100; below `flash.minimumBatteryLevel` an update is refused.
+    public var batteryLevel: Int
+    /// The heartbeat tick's period (nil: none until the app sets one with `88`).
+    public var heartbeatPeriod: Duration?
+    /// Gestures and sensor events sent to subscribed apps.
+    public var events: HeadsetEventSource
+    /// The chance that an incoming OTA data packet is faulted (half dropped, half corrupted).
+    public var faultRate: Double
+    /// Seeds the fault injection and random events, so runs repeat exactly.
+    public var seed: UInt64
+
+    public init(
+        name: String = "HEADSET", macAddress: BluetoothAddress = BluetoothAddress(0x0000_5E00_5340),
+        factoryImage: FirmwareImage = VirtualHeadsetConfiguration.defaultFactoryImage,
+        flash: FirmwareFlash.Configuration = .init(), batteryLevel: Int = 80, heartbeatPeriod: Duration? = .seconds(1),
+        events: HeadsetEventSource = .none, faultRate: Double = 0, seed: UInt64 = 1
+    ) {
+        self.name = name
+        self.macAddress = macAddress
+        self.factoryImage = factoryImage
+        self.flash = flash
+        self.batteryLevel = batteryLevel
+        self.heartbeatPeriod = heartbeatPeriod
+        self.events = events
+        self.faultRate = faultRate
+        self.seed = seed
+    }
+
+    /// A small factory image, version 1.0.0.
+    public static let defaultFactoryImage: FirmwareImage = {
+        let bytes = Array("swift-ble virtual headset firmware 1.0.0\n".utf8)
+        // A literal version and non-empty bytes: cannot fail.
+        guard let image = try? FirmwareImage(bytes: bytes, version: FirmwareVersion(major: 1, minor: 0, patch: 0))
+        else { preconditionFailure("the factory image is valid") }
+        return image
+    }()
+
+    /// The test company identifier its manufacturer data carries (Assigned Numbers: 0xFFFF is
+    /// reserved for tests).
+    public static let companyIdentifier: UInt16 = 0xFFFF
+
+    /// Manufacturer specific data: the MAC address, least significant octet first (as in the
+    /// protocol's `08` message). See docs/headset-protocol.md, "Advertising".
+    public static func manufacturerData(for address: BluetoothAddress) -> ManufacturerData {
+        ManufacturerData(companyIdentifier: companyIdentifier, data: Array(address.octets.reversed()))
+    }
+
+    /// The MAC address in a headset's manufacturer data, or nil when the data is not a headset's.
+    public static func macAddress(in data: ManufacturerData?) -> BluetoothAddress? {
+        guard let data, data.companyIdentifier == companyIdentifier, data.data.count == 6 else { return nil }
+        return BluetoothAddress(data.data.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+    }
+
+    /// What the headset advertises: its name, the headset service and its MAC address.
+    public var advertisement: AdvertisementData {
+        var advertisement = AdvertisementData(
+            localName: name, serviceUUIDs: [HeadsetProtocol.serviceUUID],
+            manufacturerData: Self.manufacturerData(for: macAddress))
+        // Flags (3), the 128-bit service (18) and the MAC (10) fill the PDU's 31 octets.
+        advertisement.localNameInScanResponse = true
+        return advertisement
+    }
+}
+
+/// Where a headset's gestures and sensor events come from.
+public enum HeadsetEventSource: Sendable {
+    /// None.
+    case none
+    /// These messages, each after its delay from the previous one (from the start), once.
+    case scripted([ScriptedHeadsetEvent])
+    /// A random gesture, proximity, audio jack, volume or battery event every `interval` on
+    /// average, drawn from the headset's seed.
+    case random(meanInterval: Duration)
+}
+
+/// One event of a script.
+public struct ScriptedHeadsetEvent: Sendable, Hashable {
+    /// Time since the previous event (or the start).
+    public var delay: Duration
+    public var message: HeadsetDeviceMessage
+
+    public init(after delay: Duration, _ message: HeadsetDeviceMessage) {
+        self.delay = delay
+        self.message = message
+    }
+}
+
+/// SplitMix64: a small seeded generator, so faults and random events repeat exactly.
+struct HeadsetRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
