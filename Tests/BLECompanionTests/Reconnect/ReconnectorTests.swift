@@ -79,7 +79,7 @@ struct ReconnectorTests {
             let policy = ReconnectPolicy(
                 initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(5), jitter: 0.5, maximumAttempts: 6,
                 scanTimeout: .seconds(1))
-            // Draws 0, 0.5, 0.75, 0.25, 0.5: factors 0.5, 1, 1.25, 0.75, 1.
+            // Draws 0, 0.5, 0.75, 0.25, 0.5: factors 0.5, 1, 1.25, 0.75, 1 on bases 1, 2, 4, 5 (cap), 5 s.
             let units = [0, 0.5, 0.75, 0.25, 0.5]
             let random = ScriptedRandom(units.map(ScriptedRandom.output(forUnit:)))
             let (reconnector, log, _, _) = try await Self.connectAndWatch(world, policy: policy, random: random)
@@ -87,7 +87,7 @@ struct ReconnectorTests {
             await world.wearable?.close()
             try await log.wait(clock: world.clock) { $0 == .gaveUp(attempts: 6) }
             let entries = log.all
-            let expected: [Duration] = [.milliseconds(500), .seconds(2), .seconds(5), .seconds(3), .seconds(5)]
+            let expected: [Duration] = [.milliseconds(500), .seconds(2), .seconds(5), .milliseconds(3750), .seconds(5)]
             for attempt in 2...6 {
                 let failed = try #require(entries.first { $0.event.failedAttempt == attempt - 1 })
                 let waiting = try #require(entries.first { $0.event.waiting?.attempt == attempt })
