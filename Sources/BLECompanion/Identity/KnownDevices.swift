@@ -58,7 +58,9 @@ public final class KnownDevices: Sendable {
         let migrator = KnownDevicesSchema.migrator
         do {
             // Checked before migrating: a newer file must not be touched.
-            if try database.read({ try migrator.hasBeenSuperseded($0) }) { throw KnownDevicesError.newerSchema(path: path) }
+            if try database.read({ try migrator.hasBeenSuperseded($0) }) {
+                throw KnownDevicesError.newerSchema(path: path)
+            }
             try migrator.migrate(database)
         } catch {
             throw KnownDevicesError.opening(path, error)
@@ -145,7 +147,8 @@ public final class KnownDevices: Sendable {
             device.name = name ?? device.name
             device.lastSeen = max(time, device.lastSeen)
             try KnownDevicesSchema.save(device, in: db)
-            return old.address != address || old.identifier != identifier ? .rebound(old: old, new: device) : .seen(device)
+            return old.address != address || old.identifier != identifier
+                ? .rebound(old: old, new: device) : .seen(device)
         }
         switch observation {
         case .added(let device): broadcast.yield(.added(device))
@@ -201,7 +204,7 @@ public final class KnownDevices: Sendable {
         do {
             return try database.read(body)
         } catch {
-            throw KnownDevicesError.operation(error)
+            throw KnownDevicesError.operation(error, path: path)
         }
     }
 
@@ -209,7 +212,7 @@ public final class KnownDevices: Sendable {
         do {
             return try database.write(body)
         } catch {
-            throw KnownDevicesError.operation(error)
+            throw KnownDevicesError.operation(error, path: path)
         }
     }
 }

@@ -40,11 +40,11 @@ public enum KnownDevicesError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// An SQLite failure after opening.
-    static func operation(_ error: any Error) -> KnownDevicesError {
+    static func operation(_ error: any Error, path: String) -> KnownDevicesError {
         if let error = error as? KnownDevicesError { return error }
         if let error = error as? DatabaseError {
             switch error.resultCode.primaryResultCode {
-            case .SQLITE_NOTADB, .SQLITE_CORRUPT: return .notADatabase(path: "", detail: error.message ?? "")
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT: return .notADatabase(path: path, detail: error.message ?? "")
             default: return .database(error.message ?? "\(error.resultCode)")
             }
         }

@@ -43,7 +43,8 @@ public actor Reconnector {
     public init(
         device key: DeviceKey, central: CentralManager, centralEvents: AsyncStream<CentralManagerEvent>,
         registry: KnownDevices, policy: ReconnectPolicy = ReconnectPolicy(), clock: any Clock<Duration>,
-        executor: (any TaskExecutor)? = nil, random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        executor: (any TaskExecutor)? = nil,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.key = key
         self.central = central
@@ -63,12 +64,14 @@ public actor Reconnector {
         let states = await central.stateUpdates()
         radioOn = await central.state == .poweredOn
         let events = centralEvents
-        watchers.append(spawn { [weak self] in
-            for await state in states { await self?.radioChanged(state) }
-        })
-        watchers.append(spawn { [weak self] in
-            for await event in events { await self?.handle(event) }
-        })
+        watchers.append(
+            spawn { [weak self] in
+                for await state in states { await self?.radioChanged(state) }
+            })
+        watchers.append(
+            spawn { [weak self] in
+                for await event in events { await self?.handle(event) }
+            })
         if let peripheral, await peripheral.state == .connected {
             phase = .connected(peripheral)
         } else {
@@ -146,7 +149,8 @@ public actor Reconnector {
             phase = .reconnecting(attempt: attempt)
             let delay =
                 attempt == 1
-                ? Duration.zero : policy.delay(beforeRetry: attempt - 1, unit: ReconnectPolicy.unit(fromBits: random.next()))
+                ? Duration.zero
+                : policy.delay(beforeRetry: attempt - 1, unit: ReconnectPolicy.unit(fromBits: random.next()))
             let number = attempt
             let current = spawn { [weak self] in
                 await self?.perform(attempt: number, after: delay) ?? .interrupted

@@ -29,12 +29,15 @@ struct KnownDevicesTests {
         #expect(identification.key(for: Self.advertisement(mac: Self.mac), address: Self.second) == .mac(Self.mac))
         // Most significant first, and only one company's data.
         let printed = DeviceIdentification(
-            macExtractor: DeviceIdentification.manufacturerDataMAC(companyIdentifier: 0x05F1, order: .mostSignificantFirst))
-        let data = AdvertisementData(manufacturerData: ManufacturerData(companyIdentifier: 0x05F1, data: Self.mac.octets))
+            macExtractor: DeviceIdentification.manufacturerDataMAC(
+                companyIdentifier: 0x05F1, order: .mostSignificantFirst))
+        let data = AdvertisementData(
+            manufacturerData: ManufacturerData(companyIdentifier: 0x05F1, data: Self.mac.octets))
         #expect(printed.key(for: data, address: Self.second) == .mac(Self.mac))
         #expect(printed.macExtractor(Self.advertisement(mac: Self.mac)) == nil)
         // Five or seven octets are not a MAC.
-        let short = AdvertisementData(manufacturerData: ManufacturerData(companyIdentifier: 0xFFFF, data: [1, 2, 3, 4, 5]))
+        let short = AdvertisementData(
+            manufacturerData: ManufacturerData(companyIdentifier: 0xFFFF, data: [1, 2, 3, 4, 5]))
         #expect(identification.macExtractor(short) == nil)
     }
 
@@ -82,7 +85,9 @@ struct KnownDevicesTests {
         #expect(try registry.device(at: Self.first) == again)
         #expect(try registry.device(at: Self.second) == nil)
         // Unknown devices are not remembered unless asked.
-        #expect(try registry.observe(key: .mac(.zero), address: Self.second, identifier: UUID(), name: nil, rememberNew: false) == nil)
+        #expect(
+            try registry.observe(
+                key: .mac(.zero), address: Self.second, identifier: UUID(), name: nil, rememberNew: false) == nil)
         #expect(try registry.all() == [again])
         #expect(try registry.forget(.mac(Self.mac)) == again)
         #expect(try registry.all().isEmpty)
@@ -113,7 +118,8 @@ struct KnownDevicesTests {
         let path = folder.appendingPathComponent("devices.sqlite").path
         do {
             let registry = try KnownDevices(path: path)
-            try registry.observe(key: .mac(Self.mac), address: Self.second, identifier: Self.second.peerIdentifier, name: "w")
+            try registry.observe(
+                key: .mac(Self.mac), address: Self.second, identifier: Self.second.peerIdentifier, name: "w")
             try registry.setLabel("mine", forKey: .mac(Self.mac))
             try registry.setIRK(Array(repeating: 0xA5, count: 16), forKey: .mac(Self.mac))
         }
@@ -131,7 +137,9 @@ struct KnownDevicesTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("devices.sqlite")
         var generator = SystemRandomNumberGenerator()
-        let garbage = Data("my notes, not a database\n".utf8) + Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let garbage =
+            Data("my notes, not a database\n".utf8)
+            + Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try garbage.write(to: url)
         #expect {
             _ = try KnownDevices(path: url.path)

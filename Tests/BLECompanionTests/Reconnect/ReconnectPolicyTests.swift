@@ -8,7 +8,10 @@ struct ReconnectPolicyTests {
     func baseDelays() {
         let policy = ReconnectPolicy(initialDelay: .milliseconds(500), multiplier: 3, maximumDelay: .seconds(10))
         let waits = (1...6).map { policy.baseDelay(beforeRetry: $0) }
-        #expect(waits == [.milliseconds(500), .milliseconds(1500), .milliseconds(4500), .seconds(10), .seconds(10), .seconds(10)])
+        #expect(
+            waits == [
+                .milliseconds(500), .milliseconds(1500), .milliseconds(4500), .seconds(10), .seconds(10), .seconds(10),
+            ])
         // A huge retry count stays at the cap.
         #expect(policy.baseDelay(beforeRetry: 5000) == .seconds(10))
     }

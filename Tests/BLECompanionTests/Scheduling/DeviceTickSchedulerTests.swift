@@ -59,7 +59,8 @@ struct DeviceTickSchedulerTests {
         let sync = runs.of("sync")
         // Due 2.5 → tick at 3; due 5.5 → 6; due 8.5 → 15 (6.5 s late); due 17.5 → 18.
         #expect(sync.map(\.second) == [3, 6, 15, 18])
-        #expect(sync.map(\.lateness) == [.milliseconds(500), .milliseconds(500), .milliseconds(6500), .milliseconds(500)])
+        #expect(
+            sync.map(\.lateness) == [.milliseconds(500), .milliseconds(500), .milliseconds(6500), .milliseconds(500)])
     }
 
     @Test("Scheduling: jobs run in registration order on a tick; a cancelled job runs no more")
