@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "BLEWire"),
@@ -49,7 +50,9 @@ let package = Package(
         .target(name: "BLE", dependencies: ["BLEHost", "BLETransport", "BLEController", "BLEWire"]),
         .target(
             name: "BLECompanion",
-            dependencies: ["BLE", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "BLE", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE"]),
         .executableTarget(

@@ -1,0 +1,58 @@
+import BLE
+import Foundation
+
+extension KnownDevices {
+    /// Core Bluetooth's `retrievePeripherals(withIdentifiers:)`, answered for known devices
+    /// even by a central that has never seen them — after the app restarted, with a new
+    /// `CentralManager`:
+    ///
+    /// 1. identifiers the central already knows (it saw them since it started) are answered
+    ///    from it, without a scan;
+    /// 2. the rest are looked up in the registry; identifiers it does not know are left out;
+    /// 3. the known ones are searched for by key — one scan for all of them, ended as soon as
+    ///    each was seen or after `timeout` on `clock` — so a device found at a new address is
+    ///    re-bound (`.rebound` is reported) and its peripheral, with its new identifier, is
+    ///    returned in place of the one asked for.
+    ///
+    /// The result keeps the order of `identifiers`; devices not found in time are missing, as
+    /// in Core Bluetooth. The scan, when one is needed, replaces one the central had running.
+    public func retrievePeripherals(
+        withIdentifiers identifiers: [UUID], on central: CentralManager, timeout: Duration = .seconds(10),
+        clock: any Clock<Duration>
+    ) async throws(BLEError) -> [Peripheral] {
+        let seen = await central.retrievePeripherals(withIdentifiers: identifiers)
+        let seenIdentifiers = Set(seen.map(\.identifier))
+        var keys: [UUID: DeviceKey] = [:]
+        for identifier in identifiers where !seenIdentifiers.contains(identifier) {
+            // A registry that cannot be read knows nothing: the identifier is left out.
+            if let device = try? device(withIdentifier: identifier) { keys[identifier] = device.key }
+        }
+        var found: [DeviceKey: Discovery] = [:]
+        if !keys.isEmpty {
+            found = try await DeviceSearch.find(
+                Set(keys.values), on: central, identification: identification, timeout: timeout, clock: clock)
+            for discovery in found.values { _ = try? observe(discovery) }
+        }
+        var result: [Peripheral] = []
+        var returned: Set<UUID> = []
+        for identifier in identifiers {
+            let peripheral =
+                seen.first { $0.identifier == identifier } ?? keys[identifier].flatMap { found[$0]?.peripheral }
+            guard let peripheral, returned.insert(peripheral.identifier).inserted else { continue }
+            result.append(peripheral)
+        }
+        return result
+    }
+
+    /// Searches for one known device by key (a scan that ends when it is seen or after
+    /// `timeout`), updating its record — re-bound if its address changed. Nil when not seen.
+    public func find(
+        _ key: DeviceKey, on central: CentralManager, timeout: Duration = .seconds(10), clock: any Clock<Duration>
+    ) async throws(BLEError) -> Discovery? {
+        let found = try await DeviceSearch.find(
+            [key], on: central, identification: identification, timeout: timeout, clock: clock)
+        guard let discovery = found[key] else { return nil }
+        _ = try? observe(discovery)
+        return discovery
+    }
+}
