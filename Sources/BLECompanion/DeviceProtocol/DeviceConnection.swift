@@ -96,7 +96,16 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         }
         let wait = timeout ?? configuration.requestTimeout
         let messageType = message.messageType
-        let result = await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Received, DeviceProtocolError>, Never>) in
+            // Looked at again here: the answer, or the link's end, may come before this body runs.
+            switch pending[sequence] {
+            case .answered(id, let result)?:
+                pending[sequence] = nil
+                return continuation.resume(returning: result)
+            case .sending(id)?: break
+            default: return continuation.resume(returning: .failure(.linkClosed))
+            }
             let timer = startTimer(sequence: sequence, id: id, after: wait)
             pending[sequence] = .waiting(id: id, messageType: messageType, continuation, timer: timer)
         }

@@ -140,8 +140,11 @@ public actor Reconnector {
             if !radioOn {
                 phase = .paused
                 eventSink.yield(.paused(await central.state))
-                await withCheckedContinuation { powerWaiters.append($0) }
-                guard !Task.isCancelled else { return }
+                // Checked again inside: the radio may come back before this body runs.
+                while !radioOn {
+                    await withCheckedContinuation { radioOn ? $0.resume() : powerWaiters.append($0) }
+                    guard !Task.isCancelled else { return }
+                }
                 eventSink.yield(.resumed)
                 attempt = 0
             }
