@@ -96,6 +96,7 @@ struct OTAFaultScheduleTests {
             clock: simulation.clock,
             payload: Int.random(in: 20...244, using: &random), faults: faults, seed: seed)
 
+        let packetizer = try OTAPacketizer(image: newImage, packetSize: target.payload)
         let runs = Int.random(in: 1...4, using: &random)
         for run in 0..<runs {
             if run > 0 { target.appRestarted() }
@@ -103,6 +104,11 @@ struct OTAFaultScheduleTests {
                 Bool.random(using: &random) ? .milliseconds(Int.random(in: 1...60, using: &random)) : nil
             let outcome = await OTAEngineFlashTests.runEngine(
                 newImage, target, simulation, configuration: configuration, killAfter: kill)
+            // Whatever is staged is a prefix of the new image: nothing written out of order or bad.
+            if case .receiving(let next, _) = target.flash.status() {
+                let staged = try? target.flash.crc32OfStagedPackets(next)
+                #expect(staged == nil || staged == packetizer.crc32OfPackets(next), "seed \(seed): staged bytes")
+            }
             let running = try target.flash.activeImageBytes()
             let onNew = running == newImage.bytes
             #expect(onNew || running == oldImage.bytes, "seed \(seed): the device runs neither image")
