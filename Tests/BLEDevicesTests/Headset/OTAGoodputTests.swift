@@ -42,7 +42,8 @@ struct OTAGoodputTests {
             return "firmware \(Int(firmwareKbps)) kbit/s (\(percent(firmwareKbps / predicted)) of rule B "
                 + "\(Int(predicted)) kbit/s), as writes \(Int(writeKbps)) kbit/s (\(percent(writeKbps / predicted))), "
                 + "whole run \(Int(wholeRunKbps)) kbit/s, \(outcome.summary.packetsResent) of "
-                + "\(outcome.summary.packetCount) packets resent, \(outcome.summary.selectiveResendRequests) selective, "
+                + "\(outcome.summary.packetCount) packets resent, "
+                + "\(outcome.summary.selectiveResendRequests) selective, "
                 + "\(outcome.summary.rewinds) rewinds"
         }
 
@@ -109,7 +110,7 @@ struct OTAGoodputTests {
 
     /// Selective repeat: the headset holds up to 64 packets past a gap and asks for the missing
     /// one alone, so a fault costs about one resend instead of the ~36 packets queued behind it.
-    @Test("With 1 % of OTA packets faulted, selective repeat resends only the missing packets, keeping 85 % of the link")
+    @Test("With 1 % of OTA packets faulted, selective repeat resends only missing packets, keeping 85 % of the link")
     func onePercentErrors() async throws {
         let measurement = try await Self.measure(faultRate: 0.01)
         print("OTA goodput, 1 % packet errors: \(measurement)")

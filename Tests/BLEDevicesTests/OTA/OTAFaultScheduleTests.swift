@@ -29,7 +29,8 @@ struct OTAFaultScheduleTests {
 
     /// Each schedule: a random image size, payload, acknowledgement window, staging-record
     /// interval and reorder buffer (none: v1 go-back-N; a few packets, so lost and delayed
-    /// reports overflow it; or 64), random fault rates and report delay, one to four app runs (each may be killed at a random moment, the app restarted);
+    /// reports overflow it; or 64), random fault rates and report delay, one to four app runs
+    /// (each may be killed at a random moment, the app restarted);
     /// after each run the device must run its old image or the complete new one, and after a
     /// reported success exactly the new one. Then, faults off, one more run must install it.
     @Test("1,000 seeded fault schedules never leave the device on anything but its old image or the complete new one")
