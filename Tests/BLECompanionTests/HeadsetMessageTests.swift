@@ -38,6 +38,7 @@ struct HeadsetMessageTests {
                 "A5 10 08 00 06 00 10 53 00 5E 00 00 4F 75"
             ),
             (.otaResend(packet: 258), .event, 0, "A5 10 0C 00 02 00 02 01 DA 58"),
+            (.otaResendPacket(258), .event, 0, "A5 10 0F 00 02 00 02 01 3A 96"),
             (.firmwareVersion("1.2.3"), .response, 1, "A5 12 09 01 06 00 05 31 2E 32 2E 33 87 0D"),
             (.mcuResponse(.enteredOTAMode), .response, 2, "A5 12 0A 02 01 00 00 54 40"),
             (

@@ -28,6 +28,9 @@ public enum HeadsetDeviceMessage: DeviceProtocolMessage, CustomStringConvertible
     case otaStatus(HeadsetProtocol.OTAStatus)
     /// Windowed acknowledgement: every packet before `nextPacket` is received and verified.
     case otaAcknowledged(nextPacket: UInt16)
+    /// Selective OTA error report (v1.1): only this packet is missing or bad; the headset holds
+    /// verified packets after it.
+    case otaResendPacket(UInt16)
 
     /// Message type codes, one table.
     public enum Code: UInt8, Sendable, CaseIterable {
@@ -45,6 +48,7 @@ public enum HeadsetDeviceMessage: DeviceProtocolMessage, CustomStringConvertible
         case otaResend = 0x0C
         case otaStatus = 0x0D
         case otaAcknowledged = 0x0E
+        case otaResendPacket = 0x0F
     }
 
     public var code: Code {
@@ -63,6 +67,7 @@ public enum HeadsetDeviceMessage: DeviceProtocolMessage, CustomStringConvertible
         case .otaResend: .otaResend
         case .otaStatus: .otaStatus
         case .otaAcknowledged: .otaAcknowledged
+        case .otaResendPacket: .otaResendPacket
         }
     }
 
@@ -86,6 +91,7 @@ public enum HeadsetDeviceMessage: DeviceProtocolMessage, CustomStringConvertible
             writer.uint32(status.receivedBytes)
             writer.uint16(status.nextPacket)
         case .otaAcknowledged(let next): writer.uint16(next)
+        case .otaResendPacket(let packet): writer.uint16(packet)
         }
     }
 
@@ -115,6 +121,7 @@ public enum HeadsetDeviceMessage: DeviceProtocolMessage, CustomStringConvertible
             self = .otaStatus(
                 HeadsetProtocol.OTAStatus(receivedBytes: received, nextPacket: try reader.uint16("next packet")))
         case .otaAcknowledged: self = .otaAcknowledged(nextPacket: try reader.uint16("next packet"))
+        case .otaResendPacket: self = .otaResendPacket(try reader.uint16("packet"))
         }
         try reader.finish()
     }
@@ -135,6 +142,7 @@ public enum HeadsetDeviceMessage: DeviceProtocolMessage, CustomStringConvertible
         case .otaResend(let packet): "OTA error: resend from packet \(packet)"
         case .otaStatus(let status): "OTA status: \(status.receivedBytes) octets, next packet \(status.nextPacket)"
         case .otaAcknowledged(let next): "OTA acknowledged up to packet \(next)"
+        case .otaResendPacket(let packet): "OTA error: resend packet \(packet) only"
         }
     }
 }

@@ -106,6 +106,9 @@ public final class HeadsetOTATarget: OTATarget {
         case .otaResend(let packet):
             let subscribers = state.withLock { $0.subscribers }
             for subscriber in subscribers { subscriber.yield(.resendFrom(packet: Int(packet))) }
+        case .otaResendPacket(let packet):
+            let subscribers = state.withLock { $0.subscribers }
+            for subscriber in subscribers { subscriber.yield(.resend(packet: Int(packet))) }
         case .battery(let level):
             state.withLock { $0.batteryLevel = Int(level) }
             otherSink.yield(incoming)

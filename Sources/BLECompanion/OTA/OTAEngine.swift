@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Sends a firmware image to a device over any `OTATarget`: numbered packets sized to the link,
-/// written without response under the target's flow control, rewound to the packet the device
+/// written without response under the target's flow control, with the packets the device names
+/// one by one resent alone (selective repeat) or, on a go-back-N report, rewound to the packet it
 /// names, resumed from the device's own report after a link loss, a device restart or a new
 /// process, and committed only once the device holds every packet. Time (idle and overall
 /// timeouts, rate, ETA) comes from the injected clock, so the virtual radio's clock runs it

@@ -67,13 +67,15 @@ public struct OTASummary: Sendable, Hashable {
     public var packetCount: Int = 0
     /// Packets put on the link, resends included.
     public var packetsSent: Int = 0
-    /// Packets sent again after a rewind.
+    /// Packets sent again (after a rewind, or one by one on a selective report).
     public var packetsResent: Int = 0
     public var bytesTransmitted: Int = 0
     /// The packet the device first said to start from (more than 0 when this run resumed).
     public var resumedFromPacket: Int?
     /// Rewinds on a resend report or a status answer.
     public var rewinds: Int = 0
+    /// Selective resend reports acted on (one packet each, no rewind).
+    public var selectiveResendRequests: Int = 0
     /// Link losses, timeouts and lost sessions recovered from.
     public var recoveries: Int = 0
     /// Resumed prefixes whose CRC did not match (restarted from 0).

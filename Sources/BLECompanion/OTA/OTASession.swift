@@ -105,14 +105,34 @@ public enum OTAPacketOutcome: Sendable, Hashable {
     /// device tells the app (once per gap and sender pass, so a burst of out-of-order packets
     /// gives one report, not one per packet).
     case resendFrom(packet: Int, report: Bool)
+    /// Selective repeat: verified and held in the reorder buffer until the packets before it
+    /// arrive; `missing` names packets this one showed to be missing, to report one by one.
+    case buffered(missing: [Int])
+    /// Selective repeat: bad CRC or bad length, nothing kept; `missing` names the packets to
+    /// report one by one (this one, unless already held, and any gap before it).
+    case rejected(missing: [Int])
     /// No session is open (the device restarted without persistence, or the session ended).
     case noSession
 }
 
+extension OTAPacketOutcome {
+    /// The reports the device sends the app for this outcome.
+    public var reports: [OTADeviceReport] {
+        switch self {
+        case .resendFrom(let packet, report: true): [.resendFrom(packet: packet)]
+        case .buffered(let missing), .rejected(let missing): missing.map { .resend(packet: $0) }
+        case .stored, .duplicate, .resendFrom, .noSession: []
+        }
+    }
+}
+
 /// Unsolicited reports from the device during a transfer.
 public enum OTADeviceReport: Sendable, Hashable {
-    /// The first missing or bad packet: send again from here.
+    /// The first missing or bad packet: send again from here (go-back-N).
     case resendFrom(packet: Int)
+    /// Selective repeat: this packet alone is missing or bad; the device holds verified packets
+    /// after it, so the sender resends it and carries on with new ones.
+    case resend(packet: Int)
 }
 
 /// The device's answer to a commit.

@@ -1,4 +1,5 @@
-/// The engine's transfer loop: start or resume a session, send, rewind, commit; recover from link
+/// The engine's transfer loop: start or resume a session, send, resend what the device names
+/// (one packet, or everything from one), commit; recover from link
 /// losses, unanswered requests and lost sessions by starting again, which the device answers
 /// with where to resume.
 struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
@@ -21,6 +22,8 @@ struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
     private var sendingStarted: C.Instant?
     /// Send attempts in this run, for the transmission limit.
     private var packetsSent = 0
+    /// Packets the device asked for one by one (selective repeat), sent before new ones.
+    private var selectiveResends: Set<Int> = []
 
     init(
         target: Target, image: FirmwareImage, configuration: OTAConfiguration, clock: C, log: OTARunLog<C.Instant>,
@@ -100,22 +103,33 @@ struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
         if sendingStarted == nil { sendingStarted = clock.now }
         var position = first
         var sinceAcknowledgement = 0
+        selectiveResends = []
         while true {
-            position = try rewind(position, toReports: inbox.take(), count: count)
-            if position >= count {
+            position = try apply(inbox.take(), to: position, count: count)
+            let number: Int
+            if let resend = selectiveResends.min() {
+                // Selective repeat: the device holds the packets after this one; fill the gap
+                // before sending new ones.
+                selectiveResends.remove(resend)
+                number = resend
+            } else if position < count {
+                number = position
+                position += 1
+            } else {
                 let deviceNext = try await askStatus(count: count)
-                if deviceNext < count {
-                    position = rewound(position, to: deviceNext)
-                    continue
-                }
-                break
+                guard deviceNext < count else { break }
+                // Reports sent before the answer name the packets a selective-repeat device
+                // still lacks; without any, go back to its next packet.
+                position = try apply(inbox.take(), to: position, count: count)
+                if selectiveResends.isEmpty { position = rewound(position, to: deviceNext) }
+                continue
             }
             packetsSent += 1
             guard packetsSent <= count * max(1, configuration.maximumTransmissionFactor) else {
                 throw .failure(.transmissionLimit(packetsSent: packetsSent - 1))
             }
-            try await call { () async throws(OTALinkError) in try await target.send(packetizer.packet(position)) }
-            let range = packetizer.byteRange(ofPacket: position)
+            try await call { () async throws(OTALinkError) in try await target.send(packetizer.packet(number)) }
+            let range = packetizer.byteRange(ofPacket: number)
             let isResend = range.upperBound <= furthestSent
             furthestSent = max(furthestSent, range.upperBound)
             transmittedBytes += range.count
@@ -124,13 +138,13 @@ struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
                 summary.bytesTransmitted += range.count
                 if isResend { summary.packetsResent += 1 }
             }
-            position += 1
             sinceAcknowledgement += 1
             if let window = configuration.acknowledgementWindow, window > 0, sinceAcknowledgement >= window,
                 position < count
             {
                 sinceAcknowledgement = 0
                 position = rewound(position, to: try await askStatus(count: count))
+                selectiveResends = selectiveResends.filter { $0 < position }
             }
             report()
         }
@@ -222,17 +236,31 @@ struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
         }
     }
 
-    /// Applies resend reports: the earliest one below the current position wins.
-    private mutating func rewind(
-        _ position: Int, toReports reports: [OTADeviceReport], count: Int
+    /// Applies the device's reports: a go-back-N report below the current position rewinds to it
+    /// (the earliest wins) and cancels selective resends from there on, which the new pass sends
+    /// anyway; a selective report queues that one packet if it was already sent.
+    private mutating func apply(
+        _ reports: [OTADeviceReport], to position: Int, count: Int
     ) throws(Interruption) -> Int {
         var position = position
-        for case .resendFrom(let packet) in reports {
-            guard (0..<count).contains(packet) else {
-                throw .failure(.protocolViolation("resend from packet \(packet) of \(count)"))
+        for report in reports {
+            switch report {
+            case .resendFrom(let packet):
+                guard (0..<count).contains(packet) else {
+                    throw .failure(.protocolViolation("resend from packet \(packet) of \(count)"))
+                }
+                if packet < position { position = rewound(position, to: packet) }
+            case .resend(let packet):
+                guard (0..<count).contains(packet) else {
+                    throw .failure(.protocolViolation("resend of packet \(packet) of \(count)"))
+                }
+                if packet < position {
+                    selectiveResends.insert(packet)
+                    log.update { $0.selectiveResendRequests += 1 }
+                }
             }
-            if packet < position { position = rewound(position, to: packet) }
         }
+        selectiveResends = selectiveResends.filter { $0 < position }
         return position
     }
 

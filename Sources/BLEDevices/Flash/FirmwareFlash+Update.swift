@@ -20,6 +20,8 @@ extension FirmwareFlash {
                 // A new pass of the sender: report gaps afresh.
                 staging.reportedGap = nil
                 staging.lastSeen = nil
+                staging.reorder = [:]
+                staging.highestSeen = nil
                 state.staging = staging
                 return .ready(nextPacket: staging.record.nextPacket)
             }
@@ -55,23 +57,30 @@ extension FirmwareFlash {
         return nil
     }
 
-    /// Takes one packet. Only the expected packet with the right length and CRC is written; a
-    /// bad or out-of-order one writes nothing and names the first packet missing. Earlier
+    /// Takes one packet. Nothing is ever written out of order or unverified: the expected packet
+    /// with the right length and CRC is written (then any packets after it waiting in the
+    /// reorder buffer); with a reorder buffer, a verified packet past a gap is held and the
+    /// missing packets are named one by one (`selectiveReceive`); without one, or beyond it,
+    /// nothing is kept and the first missing packet is named for a go-back-N resend. Earlier
     /// packets are duplicates of a resend and are ignored.
     public func receive(_ packet: OTAPacket) async throws(FlashStorageError) -> OTAPacketOutcome {
-        let outcome = try mutate { state throws(FlashStorageError) -> OTAPacketOutcome in
-            guard var staging = state.staging else { return .noSession }
+        let (outcome, written) = try mutate { state throws(FlashStorageError) -> (OTAPacketOutcome, Int) in
+            guard var staging = state.staging else { return (.noSession, 0) }
             defer { state.staging = staging }
             let record = staging.record
             let number = Int(packet.number)
             let expected = record.nextPacket
-            let expectedLength = min(record.parameters.packetSize, record.parameters.imageSize - record.receivedBytes)
             // Earlier packets are resends; with every packet staged, nothing more is needed.
             if number < expected || expected >= record.parameters.packetCount {
                 staging.lastSeen = number
+                staging.highestSeen = max(staging.highestSeen ?? number, number)
                 state.statistics.duplicates += 1
-                return .duplicate
+                return (.duplicate, 0)
             }
+            if configuration.reorderBufferCapacity > 0 {
+                return try selectiveReceive(packet, staging: &staging, statistics: &state.statistics)
+            }
+            let expectedLength = min(record.parameters.packetSize, record.parameters.imageSize - record.receivedBytes)
             let intact =
                 number == expected && packet.payload.count == expectedLength && expectedLength > 0
                 && CRC32.checksum(packet.payload) == packet.crc32
@@ -85,26 +94,33 @@ extension FirmwareFlash {
                     staging.reportedGap = expected
                     state.statistics.resendReports += 1
                 }
-                return .resendFrom(packet: expected, report: report)
+                return (.resendFrom(packet: expected, report: report), 0)
             }
-            // Bytes first, then the record that counts them: a cut between leaves extra bytes
-            // the next start trims.
-            try storage.append(packet.payload, to: .slot(record.slot))
-            var updated = record
-            updated.receivedBytes += packet.payload.count
-            updated.nextPacket += 1
-            let interval = max(1, configuration.stagingRecordInterval)
-            if updated.nextPacket % interval == 0 || updated.receivedBytes == updated.parameters.imageSize {
-                try storage.writeRecord(updated, to: .staging)
-            }
-            staging.record = updated
+            try write(packet.payload, to: &staging, statistics: &state.statistics)
             staging.lastSeen = number
-            state.statistics.packetsStored += 1
-            state.statistics.bytesWritten += packet.payload.count
-            return .stored
+            return (.stored, packet.payload.count)
         }
-        if outcome == .stored { try await spendFlashTime(writing: packet.payload.count) }
+        try await spendFlashTime(writing: written)
         return outcome
+    }
+
+    /// Appends the next packet's bytes to the staging slot and counts them. Bytes first, then the
+    /// record that counts them: a cut between leaves extra bytes the next start trims.
+    func write(
+        _ payload: [UInt8], to staging: inout Staging, statistics: inout Statistics
+    ) throws(FlashStorageError) {
+        let record = staging.record
+        try storage.append(payload, to: .slot(record.slot))
+        var updated = record
+        updated.receivedBytes += payload.count
+        updated.nextPacket += 1
+        let interval = max(1, configuration.stagingRecordInterval)
+        if updated.nextPacket % interval == 0 || updated.receivedBytes == updated.parameters.imageSize {
+            try storage.writeRecord(updated, to: .staging)
+        }
+        staging.record = updated
+        statistics.packetsStored += 1
+        statistics.bytesWritten += payload.count
     }
 
     /// Verifies the staged image (size, then SHA-256 over the bytes read back) and only then

@@ -28,14 +28,21 @@ public final class FirmwareFlash: Sendable {
         /// packets earlier (the uncounted bytes are trimmed), never inconsistently.
         public var stagingRecordInterval: Int
 
+        /// Packets past a gap held in RAM until the gap is filled (selective repeat): packets
+        /// `next + 1 … next + reorderBufferCapacity` are kept and each missing one is reported on
+        /// its own; a packet beyond that overflows and the device asks for everything from `next`
+        /// again. 0: protocol v1's go-back-N only (nothing is kept past a gap).
+        public var reorderBufferCapacity: Int
+
         public init(
             slotCapacity: Int = 1 << 20, writeSpeed: Int? = nil, minimumBatteryLevel: Int = 20,
-            stagingRecordInterval: Int = 1
+            stagingRecordInterval: Int = 1, reorderBufferCapacity: Int = 64
         ) {
             self.slotCapacity = slotCapacity
             self.writeSpeed = writeSpeed
             self.minimumBatteryLevel = minimumBatteryLevel
             self.stagingRecordInterval = stagingRecordInterval
+            self.reorderBufferCapacity = reorderBufferCapacity
         }
     }
 
@@ -45,6 +52,12 @@ public final class FirmwareFlash: Sendable {
         public var packetsRejected = 0
         public var duplicates = 0
         public var resendReports = 0
+        /// Packets held in the reorder buffer (each written later, in order).
+        public var packetsBuffered = 0
+        /// Packets that arrived beyond the reorder buffer (each brought a go-back-N report).
+        public var bufferOverflows = 0
+        /// The most packets the reorder buffer held at once.
+        public var reorderBufferPeak = 0
         public var bytesWritten = 0
         /// Flash time spent writing (apart from radio time).
         public var flashTime: Duration = .zero
@@ -56,6 +69,12 @@ public final class FirmwareFlash: Sendable {
         var reportedGap: Int?
         /// The number of the last packet that arrived, to notice the sender going back.
         var lastSeen: Int?
+        /// Selective repeat: verified packets past the next expected one, by number (RAM only:
+        /// a restart drops them, and the sender resends from the persisted next packet).
+        var reorder: [Int: [UInt8]] = [:]
+        /// Selective repeat: the highest packet number seen since the last (re)start or
+        /// go-back-N report; a packet beyond it reveals the ones in between as missing.
+        var highestSeen: Int?
     }
 
     struct State {

@@ -56,21 +56,26 @@ final class HeadsetOTAReceiver: Sendable {
         }
     }
 
-    /// Takes one OTA data packet (`84`); returns the OTA error report (`0C`) to send, if any.
-    func receive(_ data: HeadsetProtocol.OTAData) async -> HeadsetDeviceMessage? {
+    /// Takes one OTA data packet (`84`); returns the OTA error reports to send: `0C` (resend
+    /// from, after a reorder-buffer overflow or without one) or `0F` per missing packet.
+    func receive(_ data: HeadsetProtocol.OTAData) async -> [HeadsetDeviceMessage] {
         var packet = OTAPacket(number: data.packet, payload: data.data, crc32: data.crc32)
         switch injectFault(into: &packet) {
-        case .drop: return nil
+        case .drop: return []
         case .deliver: break
         }
         let outcome: OTAPacketOutcome
         do {
             outcome = try await flash.receive(packet)
         } catch {
-            return nil
+            return []
         }
-        guard case .resendFrom(let number, report: true) = outcome else { return nil }
-        return .otaResend(packet: UInt16(clamping: number))
+        return outcome.reports.map { report in
+            switch report {
+            case .resendFrom(let number): .otaResend(packet: UInt16(clamping: number))
+            case .resend(let number): .otaResendPacket(UInt16(clamping: number))
+            }
+        }
     }
 
     /// The answer to OTA commit (`86`): `0B` success, restart failure, or failure.

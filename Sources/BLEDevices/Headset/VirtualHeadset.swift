@@ -18,6 +18,8 @@ public final class VirtualHeadset: Sendable {
         case otaCommitted(OTACommitOutcome)
         case otaAborted
         case resendRequested(packet: Int)
+        /// Selective repeat: the headset asked for this packet alone.
+        case packetResendRequested(packet: Int)
     }
 
     /// What the headset has sent and seen.
@@ -162,9 +164,11 @@ public final class VirtualHeadset: Sendable {
                     // The central went away; it asks again after reconnecting.
                 }
             case .event(.otaData(let data)):
-                if let report = await receiver.receive(data) {
-                    if case .otaResend(let packet) = report {
-                        activitySink.yield(.resendRequested(packet: Int(packet)))
+                for report in await receiver.receive(data) {
+                    switch report {
+                    case .otaResend(let packet): activitySink.yield(.resendRequested(packet: Int(packet)))
+                    case .otaResendPacket(let packet): activitySink.yield(.packetResendRequested(packet: Int(packet)))
+                    default: break
                     }
                     try? await link.send(report, to: incoming.central)
                 }

@@ -167,6 +167,7 @@ struct HeadsetCommand: AsyncParsableCommand {
         case .otaCommitted(.failed(let failure)): "OTA commit refused: \(failure)"
         case .otaAborted: "OTA aborted"
         case .resendRequested(let packet): "OTA: asked to resend from packet \(packet)"
+        case .packetResendRequested(let packet): "OTA: asked to resend packet \(packet)"
         }
     }
 

@@ -58,6 +58,7 @@ enum Samples {
             .otaStatus(.init(receivedBytes: .max, nextPacket: .max)),
         ]
         + [.otaAcknowledged(nextPacket: 7)]
+        + [.otaResendPacket(0), .otaResendPacket(.max)]
 
     static let appMessages: [HeadsetAppMessage] = [
         .firmwareVersionQuery, .macAddressQuery, .otaStatusQuery, .otaCommit, .otaAbort,

@@ -81,9 +81,9 @@ struct FirmwareFlashTests {
         #expect(flash.activeVersion == "1.0.0")
     }
 
-    @Test("A packet with a bad CRC writes nothing and names itself for resend")
+    @Test("Go-back-N (v1): a packet with a bad CRC writes nothing and names itself for resend")
     func badCRC() async throws {
-        let (flash, _) = try makeFlash()
+        let (flash, _) = try makeFlash(.init(reorderBufferCapacity: 0))
         _ = try flash.start(packets.parameters)
         _ = try await flash.receive(packets.packet(0))
         var bad = packets.packet(1)
@@ -97,18 +97,18 @@ struct FirmwareFlashTests {
         #expect(try await flash.receive(packets.packet(1)) == .stored)
     }
 
-    @Test("A packet of the wrong length is refused even with a matching CRC")
+    @Test("Go-back-N (v1): a packet of the wrong length is refused even with a matching CRC")
     func wrongLength() async throws {
-        let (flash, _) = try makeFlash()
+        let (flash, _) = try makeFlash(.init(reorderBufferCapacity: 0))
         _ = try flash.start(packets.parameters)
         let short = OTAPacket(number: 0, payload: Array(newImage.bytes[0..<99]))
         #expect(try await flash.receive(short) == .resendFrom(packet: 0, report: true))
         #expect(flash.status() == .receiving(nextPacket: 0, receivedBytes: 0))
     }
 
-    @Test("Out-of-order packets name the first missing one, once per gap, again on the sender's next pass")
+    @Test("Go-back-N (v1): out-of-order packets name the first missing one, once per gap, again on the next pass")
     func outOfOrder() async throws {
-        let (flash, _) = try makeFlash()
+        let (flash, _) = try makeFlash(.init(reorderBufferCapacity: 0))
         _ = try flash.start(packets.parameters)
         _ = try await flash.receive(packets.packet(0))
         #expect(try await flash.receive(packets.packet(2)) == .resendFrom(packet: 1, report: true))

@@ -20,11 +20,17 @@ struct OTAFaultScheduleTests {
         var deviceRestarts = 0
         var powerCuts = 0
         var appKills = 0
+        var packetsBuffered = 0
+        var bufferOverflows = 0
+        var selectiveReports = 0
+        var goBackNSchedules = 0
         var virtualTime: Duration = .zero
     }
 
-    /// Each schedule: a random image size, payload, acknowledgement window and staging-record
-    /// interval, random fault rates, one to four app runs (each may be killed at a random moment, the app restarted);
+    /// Each schedule: a random image size, payload, acknowledgement window, staging-record
+    /// interval and reorder buffer (none: v1 go-back-N; a few packets, so lost and delayed
+    /// reports overflow it; or 64), random fault rates and report delay, one to four app runs
+    /// (each may be killed at a random moment, the app restarted);
     /// after each run the device must run its old image or the complete new one, and after a
     /// reported success exactly the new one. Then, faults off, one more run must install it.
     @Test("1,000 seeded fault schedules never leave the device on anything but its old image or the complete new one")
@@ -48,12 +54,18 @@ struct OTAFaultScheduleTests {
         #expect(totals.drops > 0 && totals.corruptions > 0 && totals.linkLosses > 0)
         #expect(totals.deviceRestarts > 0 && totals.powerCuts > 0 && totals.appKills > 0)
         #expect(totals.successes > (totals.engineRuns - totals.appKills) / 2)
+        // Both repeat strategies run: packets held past gaps, resent one by one, and overflows
+        // that fall back to go-back-N; and schedules with no reorder buffer at all.
+        #expect(totals.packetsBuffered > 0 && totals.selectiveReports > 0 && totals.bufferOverflows > 0)
+        #expect(totals.goBackNSchedules > 0)
         print(
             "OTA fault schedules: \(totals.schedules) schedules, \(totals.engineRuns) faulty runs, "
                 + "\(totals.successes) succeeded, failures \(totals.failures.sorted { $0.key < $1.key }), "
                 + "faults: \(totals.drops) drops, \(totals.corruptions) corruptions, \(totals.linkLosses) link losses, "
                 + "\(totals.deviceRestarts) device restarts (\(totals.powerCuts) power cuts), "
-                + "\(totals.appKills) app kills; virtual time \(totals.virtualTime)")
+                + "\(totals.appKills) app kills; selective repeat: \(totals.packetsBuffered) packets buffered, "
+                + "\(totals.selectiveReports) single-packet reports, \(totals.bufferOverflows) overflows, "
+                + "\(totals.goBackNSchedules) schedules go-back-N only; virtual time \(totals.virtualTime)")
     }
 
     static func runSchedule(seed: UInt64, simulation: Simulation, tally: TallyBox) async throws {
@@ -70,17 +82,22 @@ struct OTAFaultScheduleTests {
             statusTimeout: Double.random(in: 0...0.1, using: &random),
             deviceRestart: Double.random(in: 0...0.02, using: &random),
             powerCut: Double.random(in: 0...0.03, using: &random),
-            reconnectFailure: Double.random(in: 0...0.3, using: &random))
+            reconnectFailure: Double.random(in: 0...0.3, using: &random),
+            reportDelay: Int.random(in: 0...40, using: &random))
+        let reorderBufferCapacity = [0, Int.random(in: 1...8, using: &random), 64].randomElement(using: &random) ?? 0
         let window = Bool.random(using: &random) ? Int.random(in: 2...16, using: &random) : nil
         let configuration = OTAConfiguration(
             acknowledgementWindow: window, idleTimeout: .seconds(10), overallTimeout: .seconds(120),
             maximumRecoveries: Int.random(in: 2...10, using: &random))
         let target = try FlashLoopbackTarget(
             storage: MemoryFlashStorage(), factoryImage: oldImage,
-            flashConfiguration: .init(stagingRecordInterval: Int.random(in: 1...4, using: &random)),
+            flashConfiguration: .init(
+                stagingRecordInterval: Int.random(in: 1...4, using: &random),
+                reorderBufferCapacity: reorderBufferCapacity),
             clock: simulation.clock,
             payload: Int.random(in: 20...244, using: &random), faults: faults, seed: seed)
 
+        let packetizer = try OTAPacketizer(image: newImage, packetSize: target.payload)
         let runs = Int.random(in: 1...4, using: &random)
         for run in 0..<runs {
             if run > 0 { target.appRestarted() }
@@ -88,6 +105,11 @@ struct OTAFaultScheduleTests {
                 Bool.random(using: &random) ? .milliseconds(Int.random(in: 1...60, using: &random)) : nil
             let outcome = await OTAEngineFlashTests.runEngine(
                 newImage, target, simulation, configuration: configuration, killAfter: kill)
+            // Whatever is staged is a prefix of the new image: nothing written out of order or bad.
+            if case .receiving(let next, _) = target.flash.status() {
+                let staged = try? target.flash.crc32OfStagedPackets(next)
+                #expect(staged == nil || staged == packetizer.crc32OfPackets(next), "seed \(seed): staged bytes")
+            }
             let running = try target.flash.activeImageBytes()
             let onNew = running == newImage.bytes
             #expect(onNew || running == oldImage.bytes, "seed \(seed): the device runs neither image")
@@ -113,6 +135,10 @@ struct OTAFaultScheduleTests {
             tally.linkLosses += counters.linkLosses
             tally.deviceRestarts += counters.deviceRestarts
             tally.powerCuts += counters.powerCuts
+            tally.packetsBuffered += counters.packetsBuffered
+            tally.bufferOverflows += counters.bufferOverflows
+            tally.selectiveReports += counters.selectiveReports
+            if reorderBufferCapacity == 0 { tally.goBackNSchedules += 1 }
         }
 
         // The device reboots (whatever power state the last fault left), the faults stop, and a

@@ -19,6 +19,9 @@ final class FlashLoopbackTarget: OTATarget {
         /// A power cut within the next few storage operations of a packet or commit.
         var powerCut = 0.0
         var reconnectFailure = 0.0
+        /// Packets sent after a packet before its reports reach the app (the link's pipeline,
+        /// about 36 packets on the goodput benchmark); a status answer comes after them all.
+        var reportDelay = 0
 
         static let none = Faults()
     }
@@ -32,6 +35,10 @@ final class FlashLoopbackTarget: OTATarget {
         var deviceRestarts = 0
         var powerCuts = 0
         var reconnects = 0
+        /// Selective repeat, summed over the stores a restart replaced (see `reorderTotals`).
+        var packetsBuffered = 0
+        var bufferOverflows = 0
+        var selectiveReports = 0
     }
 
     private struct State {
@@ -41,6 +48,9 @@ final class FlashLoopbackTarget: OTATarget {
         var generator: SeededGenerator
         var counters = Counters()
         var subscribers: [AsyncStream<OTADeviceReport>.Continuation] = []
+        var sends = 0
+        /// Reports on their way to the app, released once `sends` reaches `due`.
+        var delayedReports: [(due: Int, report: OTADeviceReport)] = []
     }
 
     let storage: MemoryFlashStorage
@@ -69,7 +79,14 @@ final class FlashLoopbackTarget: OTATarget {
     }
 
     var flash: FirmwareFlash { state.withLock { $0.flash } }
-    var counters: Counters { state.withLock { $0.counters } }
+    var counters: Counters {
+        state.withLock { state in
+            var counters = state.counters
+            counters.packetsBuffered += state.flash.statistics.packetsBuffered
+            counters.bufferOverflows += state.flash.statistics.bufferOverflows
+            return counters
+        }
+    }
 
     func setFaults(_ faults: Faults) {
         state.withLock { $0.faults = faults }
@@ -86,6 +103,9 @@ final class FlashLoopbackTarget: OTATarget {
             storage.restorePower()
             state.counters.deviceRestarts += 1
             state.connected = false
+            state.delayedReports = []
+            state.counters.packetsBuffered += state.flash.statistics.packetsBuffered
+            state.counters.bufferOverflows += state.flash.statistics.bufferOverflows
             // Opening cannot meet a power cut (none is scheduled after restorePower).
             if let flash = try? FirmwareFlash(
                 storage: storage, factoryImage: factoryImage, configuration: flashConfiguration, clock: clock)
@@ -164,8 +184,30 @@ final class FlashLoopbackTarget: OTATarget {
         }
         maybeCutPower(within: 0...1)
         let outcome = try await onDevice { () async throws(FlashStorageError) in try await flash.receive(delivered) }
-        guard case .resendFrom(let number, report: true) = outcome, !roll(\.reportLoss, \.reportsLost) else { return }
-        for subscriber in state.withLock({ $0.subscribers }) { subscriber.yield(.resendFrom(packet: number)) }
+        let reports = outcome.reports.filter { _ in !roll(\.reportLoss, \.reportsLost) }
+        let due = state.withLock { state -> [OTADeviceReport] in
+            state.sends += 1
+            for report in reports {
+                if case .resend = report { state.counters.selectiveReports += 1 }
+                state.delayedReports.append((state.sends + state.faults.reportDelay, report))
+            }
+            return releaseReports(upTo: state.sends, in: &state)
+        }
+        deliver(due)
+    }
+
+    /// Takes the reports due by `sends` off the way to the app.
+    private func releaseReports(upTo sends: Int, in state: inout State) -> [OTADeviceReport] {
+        let due = state.delayedReports.filter { $0.due <= sends }.map(\.report)
+        state.delayedReports.removeAll { $0.due <= sends }
+        return due
+    }
+
+    private func deliver(_ reports: [OTADeviceReport]) {
+        let subscribers = state.withLock { $0.subscribers }
+        for report in reports {
+            for subscriber in subscribers { subscriber.yield(report) }
+        }
     }
 
     func status() async throws(OTALinkError) -> OTAStatus {
@@ -174,6 +216,8 @@ final class FlashLoopbackTarget: OTATarget {
             try await pause(.seconds(2))
             throw .timedOut
         }
+        // Notifications sent before the answer arrive before it.
+        deliver(state.withLock { releaseReports(upTo: .max, in: &$0) })
         try await pause(.milliseconds(15))
         return flash.status()
     }
