@@ -87,11 +87,11 @@ struct CaptureCommandTests {
         #expect(missing.standardError.contains("cannot read /nonexistent/capture.btsnoop"))
     }
 
-    @Test("ble demo --capture writes the phone's HCI traffic; decode --btsnoop reads it back whole")
+    @Test("ble demo --heart-rate --capture writes the phone's HCI traffic; decode --btsnoop reads it back whole")
     func demoCapture() throws {
         let path = temporaryCapturePath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let demo = try CLI.run("demo", "--capture", path)
+        let demo = try CLI.run("demo", "--heart-rate", "--capture", path)
         #expect(demo.status == 0, "\(demo.standardError)")
         #expect(demo.standardOutput.contains("Captured the phone's HCI traffic"))
         let decoded = try CLI.run("decode", "--btsnoop", path)
@@ -112,7 +112,7 @@ struct CaptureCommandTests {
         let tshark = try #require(executableOnPath("tshark"))
         let path = temporaryCapturePath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let demo = try CLI.run("demo", "--capture", path)
+        let demo = try CLI.run("demo", "--heart-rate", "--capture", path)
         #expect(demo.status == 0, "\(demo.standardError)")
 
         let fields = try runProcess(tshark, ["-r", path, "-T", "fields", "-e", "frame.protocols"])
