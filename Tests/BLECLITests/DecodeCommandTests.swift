@@ -93,7 +93,8 @@ struct DemoCommandTests {
             "phone: OTA 75 % sent", "phone: OTA 100 % sent", "headset: walks out of range mid-transfer",
             "phone: link lost (Connection Timeout (0x08)); reconnecting by MAC",
             "SHA-256 verified, slots swapped to 2.0.0", "headset: firmware 2.0.0, advertising from 00:00:5E:00:53:B2",
-            "phone: found MAC 00:00:5E:00:53:40 again at a new address; re-bound 00:00:5E:00:53:A1 → 00:00:5E:00:53:B2",
+            "phone: found MAC 00:00:5E:00:53:40 again at a new address",
+            "re-bound 00:00:5E:00:53:A1 → 00:00:5E:00:53:B2",
             "phone: connected to 00:00:5E:00:53:B2", "phone: firmware version? → 2.0.0",
             "  image      262144 bytes (2.0.0) in 1140 packets of 230",
         ] {

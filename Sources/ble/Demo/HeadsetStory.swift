@@ -99,7 +99,7 @@ final class HeadsetStory: Sendable {
                 + "\(FirmwareDigest.hex(image.sha256).prefix(16))…")
         figures.transferStart = clock.now
         let resends = spawn { [self] in await followResends(first) }
-        let firstRun = await update(image, target: firstTarget, run: 1, first: first)
+        let firstRun = await update(image, target: firstTarget, run: 1)
         figures.runs.append(firstRun.summary)
         guard case .failed(.recoveryLimit(last: let cause, recoveries: 0), _) = firstRun else {
             throw CommandFailure("the link loss did not end run 1: \(firstRun)")
@@ -110,7 +110,7 @@ final class HeadsetStory: Sendable {
         guard let back = await reconnected.next() else { throw CommandFailure("the headset did not come back") }
         figures.outage = (state.withLock { $0.linkDown } ?? clock.now).duration(to: clock.now)
         let secondTarget = try await open(back, scheduler: scheduler)
-        let secondRun = await update(image, target: secondTarget, run: 2, first: first)
+        let secondRun = await update(image, target: secondTarget, run: 2)
         figures.runs.append(secondRun.summary)
         figures.transferEnd = clock.now
         guard case .succeeded(let summary) = secondRun else {
@@ -161,9 +161,14 @@ final class HeadsetStory: Sendable {
             radio: .virtual(
                 radio, position: .origin, controller: VirtualController.Configuration(publicAddress: address)),
             gap: GAPServiceConfiguration(deviceName: configuration.name))
-        try await manager.powerOn()
-        return try await VirtualHeadset.start(
-            on: manager, configuration: configuration, storage: storage, link: .virtual(simulation))
+        do {
+            try await manager.powerOn()
+            return try await VirtualHeadset.start(
+                on: manager, configuration: configuration, storage: storage, link: .virtual(simulation))
+        } catch {
+            await manager.close()
+            throw error
+        }
     }
 
     /// Opens the headset protocol on a connected peripheral; its messages go to the log and its
@@ -209,9 +214,7 @@ final class HeadsetStory: Sendable {
 
     /// One engine run, printing 25/50/75/100 % once each and taking the headset out of range
     /// at 40 % of the first run.
-    private func update(_ image: FirmwareImage, target: HeadsetOTATarget, run: Int, first: VirtualHeadset) async
-        -> OTAOutcome
-    {
+    private func update(_ image: FirmwareImage, target: HeadsetOTATarget, run: Int) async -> OTAOutcome {
         // Run 1 cannot reconnect by itself (the reconnector does): it ends at the link loss.
         let configuration = run == 1 ? OTAConfiguration(maximumRecoveries: 0) : OTAConfiguration()
         let engine = OTAEngine(image: image, target: target, configuration: configuration, clock: clock)
@@ -231,7 +234,7 @@ final class HeadsetStory: Sendable {
                 }
                 if run == 1, percent >= 40, state.withLock({ !$0.linkLossStarted }) {
                     state.withLock { $0.linkLossStarted = true }
-                    spawn { [self] in await walkAway(first) }
+                    spawn { [self] in await walkAway() }
                 }
             }
         }
@@ -240,8 +243,9 @@ final class HeadsetStory: Sendable {
         return outcome
     }
 
-    /// The headset leaves range past the supervision timeout, then comes back.
-    private func walkAway(_ headset: VirtualHeadset) async {
+    /// The headset (the air's first radio) leaves range past the supervision timeout, then comes
+    /// back.
+    private func walkAway() async {
         let away = await radio.withAir { air -> AirRadioID? in
             guard let id = air.radioIDs.first else { return nil }
             air.move(id, to: HeadsetDemo.outOfRange)
