@@ -6,14 +6,14 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "A headset and its phone app on the virtual radio: scan, connect, events, OTA, reconnect.",
         discussion: """
-            Two hosts of swift-ble, each on its own virtual controller, on one virtual air with an
-            air-time model, in virtual time. The phone finds the headset by the MAC in its
-            advertisement, connects, prints its gestures and sensor events, runs a job on its
-            heartbeats, and updates its firmware (256 KiB, with injected packet errors and a link
-            loss mid-transfer, resumed), then finds it again by its MAC at its new address.
-            --heart-rate tells the shorter story of a heart-rate sensor (GATT read, write,
-            notifications). --wire-tour instead shows the packets of such a connection through
-            every layer of the wire format. --capture FILE records the phone's HCI packets, both
+            Two hosts of swift-ble, each on its own virtual controller, on one virtual air with an \
+            air-time model, in virtual time. The phone finds the headset by the MAC in its \
+            advertisement, connects, prints its gestures and sensor events, runs a job on its \
+            heartbeats, and updates its firmware (256 KiB, with injected packet errors and a link \
+            loss mid-transfer, resumed), then finds it again by its MAC at its new address. \
+            --heart-rate tells the shorter story of a heart-rate sensor (GATT read, write, \
+            notifications). --wire-tour instead shows the packets of such a connection through \
+            every layer of the wire format. --capture FILE records the phone's HCI packets, both \
             ways, into a btsnoop file.
             """)
 
