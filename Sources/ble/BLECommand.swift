@@ -7,7 +7,8 @@ struct BLECommand: AsyncParsableCommand {
         commandName: "ble",
         abstract: "swift-ble: a Bluetooth Low Energy stack and companion-device toolkit.",
         discussion: """
-            `ble demo` tells the story of a heart-rate sensor and a phone on the virtual radio. \
+            `ble demo` tells the story of a headset and its phone app on the virtual radio, OTA \
+            included (`--heart-rate`: a heart-rate sensor's). \
             `ble scan`, `gatt-dump`, `read`, `write` and `subscribe` are a GATT client, and \
             `ble serve` a GATT server described by a JSON file; by default they run on the virtual \
             radio among sample devices (HRS-1 at 00:00:5E:00:53:10, LOG-2 at 00:00:5E:00:53:20, \

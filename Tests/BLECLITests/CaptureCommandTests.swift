@@ -87,11 +87,11 @@ struct CaptureCommandTests {
         #expect(missing.standardError.contains("cannot read /nonexistent/capture.btsnoop"))
     }
 
-    @Test("ble demo --capture writes the phone's HCI traffic; decode --btsnoop reads it back whole")
+    @Test("ble demo --heart-rate --capture writes the phone's HCI traffic; decode --btsnoop reads it back whole")
     func demoCapture() throws {
         let path = temporaryCapturePath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let demo = try CLI.run("demo", "--capture", path)
+        let demo = try CLI.run("demo", "--heart-rate", "--capture", path)
         #expect(demo.status == 0, "\(demo.standardError)")
         #expect(demo.standardOutput.contains("Captured the phone's HCI traffic"))
         let decoded = try CLI.run("decode", "--btsnoop", path)
@@ -105,6 +105,21 @@ struct CaptureCommandTests {
         }
     }
 
+    @Test("ble demo --capture records the headset story: every OTA packet as a Write Command, events as notifications")
+    func headsetDemoCapture() throws {
+        let path = temporaryCapturePath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let demo = try CLI.run("demo", "--capture", path)
+        #expect(demo.status == 0, "\(demo.standardError)")
+        #expect(demo.standardOutput.contains("Captured the phone's HCI traffic"))
+        let decoded = try CLI.run("decode", "--btsnoop", path)
+        #expect(decoded.status == 0, "\(decoded.standardError)")
+        let records = decoded.standardOutput.split(separator: "\n")
+        // 1140 packets, plus the resends and the packets lost with the link.
+        #expect(records.filter { $0.contains("att.writeCommand") }.count > 1140)
+        #expect(records.contains { $0.contains("att.handleValueNotification") })
+    }
+
     @Test(
         "tshark dissects a capture of a virtual session with no malformed packet (HCI command, event, ATT)",
         .enabled(if: executableOnPath("tshark") != nil, "tshark is not installed"))
@@ -112,7 +127,7 @@ struct CaptureCommandTests {
         let tshark = try #require(executableOnPath("tshark"))
         let path = temporaryCapturePath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let demo = try CLI.run("demo", "--capture", path)
+        let demo = try CLI.run("demo", "--heart-rate", "--capture", path)
         #expect(demo.status == 0, "\(demo.standardError)")
 
         let fields = try runProcess(tshark, ["-r", path, "-T", "fields", "-e", "frame.protocols"])

@@ -79,9 +79,60 @@ struct DecodeCommandTests {
 @Suite("ble demo")
 struct DemoCommandTests {
     @Test(
-        "The demo: a sensor and a phone on the virtual radio scan, connect, do GATT, receive notifications, disconnect")
-    func demo() throws {
+        "The demo: a headset found by its MAC, events, OTA with packet errors and a link loss resumed, swap, re-bound")
+    func headsetStory() throws {
         let result = try CLI.run("demo")
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        let output = result.standardOutput
+        for line in [
+            "headset: firmware 1.0.0 at 00:00:5E:00:53:A1, advertising \"HEADSET\" and its MAC 00:00:5E:00:53:40",
+            "phone: found MAC 00:00:5E:00:53:40 at 00:00:5E:00:53:A1", "phone: connected, ATT MTU 247",
+            "headset → phone: gesture tap", "headset → phone: volume 40 %", "headset → phone: open the camera",
+            "(every 5): firmware check → 1.0.0", "phone: firmware version? → 1.0.0; 2.0.0 is available",
+            "phone: OTA of 2.0.0: 262144 bytes", "phone: OTA 25 % sent", "phone: OTA 50 % sent",
+            "phone: OTA 75 % sent", "phone: OTA 100 % sent", "headset: walks out of range mid-transfer",
+            "phone: link lost (Connection Timeout (0x08)); reconnecting by MAC",
+            "SHA-256 verified, slots swapped to 2.0.0", "headset: firmware 2.0.0, advertising from 00:00:5E:00:53:B2",
+            "phone: found MAC 00:00:5E:00:53:40 again at a new address",
+            "re-bound 00:00:5E:00:53:A1 → 00:00:5E:00:53:B2",
+            "phone: connected to 00:00:5E:00:53:B2", "phone: firmware version? → 2.0.0",
+            "  image      262144 bytes (2.0.0) in 1140 packets of 230",
+        ] {
+            #expect(output.contains(line), "missing: \(line)")
+        }
+        let lines = output.split(separator: "\n").map(String.init)
+        // The headset reported resend requests for faulted packets, and the summary counts resends.
+        #expect(lines.contains { $0.contains("arrived damaged or not at all → resend from") })
+        let packets = try #require(lines.first { $0.hasPrefix("  packets ") })
+        let resent = try #require(Self.number(before: " resent", in: packets))
+        #expect(resent > 0, "\(packets)")
+        // Run 2 resumed where the headset said, which is where run 1 got to (past 40 %), not 0.
+        let resumedLine = try #require(lines.first { $0.contains("OTA run 2 resumes from there") })
+        let heldBytes = try #require(Self.number(before: " bytes, OTA run 2", in: resumedLine))
+        let linkLoss = try #require(lines.first { $0.hasPrefix("  link loss  1, resumed from packet ") })
+        let resumedPacket = try #require(Self.number(before: " as the headset reported", in: linkLoss))
+        #expect(resumedPacket * 230 == heldBytes)
+        #expect(resumedPacket > 1140 * 4 / 10 - 100 && resumedPacket < 1140)
+        #expect(output.contains("(resumed from packet \(resumedPacket))"))
+        // The summary's goodput: firmware kbit/s against rule B, a real share of it.
+        let goodput = try #require(lines.first { $0.hasPrefix("  goodput ") })
+        let share = try #require(Self.number(before: " % of the rule-B prediction", in: goodput))
+        #expect(lines.contains { $0.hasPrefix("  rule B ") && $0.contains("Write Commands on LE 1M, LL 27, 30 ms") })
+        #expect(share >= 50 && share <= 100, "\(goodput)")
+        #expect(lines.contains { $0.hasPrefix("  transfer ") && $0.contains("s virtual, of which") })
+        #expect(lines.contains { $0.hasPrefix("  time ") && $0.contains("s of wall time") })
+    }
+
+    /// The integer that ends right before `suffix` in `line` (the last occurrence).
+    static func number(before suffix: String, in line: String) -> Int? {
+        guard let range = line.range(of: suffix, options: .backwards) else { return nil }
+        let digits = line[..<range.lowerBound].reversed().prefix { $0.isNumber }
+        return Int(String(digits.reversed()))
+    }
+
+    @Test("The heart-rate story: a sensor and a phone scan, connect, do GATT, receive notifications, disconnect")
+    func heartRate() throws {
+        let result = try CLI.run("demo", "--heart-rate")
         #expect(result.status == 0, "stderr: \(result.standardError)")
         let output = result.standardOutput
         for line in [

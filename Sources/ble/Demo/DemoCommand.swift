@@ -1,16 +1,24 @@
 import ArgumentParser
 
-/// `ble demo`: the main job — a heart-rate sensor and a phone on the virtual radio.
+/// `ble demo`: the main job — a headset and its phone app on the virtual radio, the whole story.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "A heart-rate sensor and a phone on the virtual radio: scan, connect, GATT, notifications.",
+        abstract: "A headset and its phone app on the virtual radio: scan, connect, events, OTA, reconnect.",
         discussion: """
-            Two hosts of swift-ble, each on its own virtual controller, on one virtual air with an
-            air-time model, in virtual time. --wire-tour instead shows the packets of such a
-            connection through every layer of the wire format. --capture FILE records the phone's
-            HCI packets, both ways, into a btsnoop file.
+            Two hosts of swift-ble, each on its own virtual controller, on one virtual air with an \
+            air-time model, in virtual time. The phone finds the headset by the MAC in its \
+            advertisement, connects, prints its gestures and sensor events, runs a job on its \
+            heartbeats, and updates its firmware (256 KiB, with injected packet errors and a link \
+            loss mid-transfer, resumed), then finds it again by its MAC at its new address. \
+            --heart-rate tells the shorter story of a heart-rate sensor (GATT read, write, \
+            notifications). --wire-tour instead shows the packets of such a connection through \
+            every layer of the wire format. --capture FILE records the phone's HCI packets, both \
+            ways, into a btsnoop file.
             """)
+
+    @Flag(name: .customLong("heart-rate"), help: "Tell the heart-rate sensor's story instead.")
+    var heartRate = false
 
     @Flag(name: .customLong("wire-tour"), help: "Tour the packets of a connection through the wire format instead.")
     var wireTour = false
@@ -25,8 +33,10 @@ struct DemoCommand: AsyncParsableCommand {
         if wireTour {
             var story = DemoStory(showBytes: bytes)
             try story.tell()
-        } else {
+        } else if heartRate {
             try await HeartRateDemo.run(capturePath: capture)
+        } else {
+            try await HeadsetDemo.run(capturePath: capture)
         }
     }
 }
