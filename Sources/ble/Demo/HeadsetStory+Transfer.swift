@@ -92,8 +92,12 @@ extension HeadsetStory {
     /// Prints the headset's requests to resend (faulted packets).
     private func followResends(_ headset: VirtualHeadset) async {
         for await activity in headset.activity {
-            if case .resendRequested(let packet) = activity {
+            switch activity {
+            case .resendRequested(let packet):
                 log.say("headset: packet \(packet) arrived damaged or not at all → resend from \(packet)")
+            case .packetResendRequested(let packet):
+                log.say("headset: packet \(packet) arrived damaged or not at all → resend packet \(packet) only")
+            default: break
             }
         }
     }
