@@ -102,7 +102,8 @@ struct DemoCommandTests {
         }
         let lines = output.split(separator: "\n").map(String.init)
         // The headset reported resend requests for faulted packets, and the summary counts resends.
-        #expect(lines.contains { $0.contains("arrived damaged or not at all → resend from") })
+        // Selective repeat: each faulted packet is named alone.
+        #expect(lines.contains { $0.contains("arrived damaged or not at all → resend packet") })
         let packets = try #require(lines.first { $0.hasPrefix("  packets ") })
         let resent = try #require(Self.number(before: " resent", in: packets))
         #expect(resent > 0, "\(packets)")
