@@ -27,6 +27,9 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
     }
 
     private let executor: UnownedSerialExecutor
+    /// What owns `executor` (the peripheral or manager whose executor it is): held so that the
+    /// executor cannot go away while this actor may still be given jobs.
+    private let executorOwner: (any AnyObject & Sendable)?
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
 
     /// Events and requests from the peer, in arrival order; ends when the connection closes.
@@ -51,13 +54,17 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
     private var sendQueue: [CheckedContinuation<Void, Never>] = []
 
     /// A connection whose actor runs on `executor` (on the virtual radio, the simulation's,
-    /// e.g. a `Peripheral`'s `unownedExecutor`), sending through `transport`.
+    /// e.g. a `Peripheral`'s `unownedExecutor`), sending through `transport`. `executorOwner`,
+    /// the object that keeps that executor alive (the `Peripheral` or `PeripheralManager`), is
+    /// retained for the connection's life.
     public init(
-        executor: UnownedSerialExecutor, transport: DeviceChunkTransport,
+        executor: UnownedSerialExecutor, executorOwner: (any AnyObject & Sendable)? = nil,
+        transport: DeviceChunkTransport,
         configuration: DeviceLinkConfiguration = DeviceLinkConfiguration(),
         maximumPayloadLength: Int = DeviceFrame.defaultMaximumPayloadLength
     ) {
         self.executor = executor
+        self.executorOwner = executorOwner
         self.transport = transport
         self.configuration = configuration
         self.maximumPayloadLength = maximumPayloadLength

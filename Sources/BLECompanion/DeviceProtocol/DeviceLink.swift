@@ -73,7 +73,7 @@ public actor DeviceLink<P: DeviceProtocol> {
         let gate = WriteWithoutResponseGate(peripheral: peripheral, characteristic: toDevice)
         self.gate = gate
         connection = DeviceConnection(
-            executor: peripheral.unownedExecutor,
+            executor: peripheral.unownedExecutor, executorOwner: peripheral,
             transport: DeviceChunkTransport(
                 maximumChunkLength: { await peripheral.maximumWriteValueLength(for: .withoutResponse) },
                 send: { chunk throws(DeviceProtocolError) in try await gate.write(chunk) }),

@@ -239,7 +239,7 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         }
         let id = central.identifier
         let connection = DeviceConnection<P.ToApp, P.ToDevice>(
-            executor: manager.unownedExecutor,
+            executor: manager.unownedExecutor, executorOwner: manager,
             transport: DeviceChunkTransport(
                 maximumChunkLength: { [weak self] in await self?.maximumChunkLength(for: id) ?? 20 },
                 send: { [weak self] chunk throws(DeviceProtocolError) in
