@@ -49,6 +49,13 @@ struct OTAResumeCommandTests {
         return Int(line.dropFirst(prefix.count))
     }
 
+    /// N in the headset's "OTA start: … → resuming at packet N".
+    static func headsetResumedPacket(_ activity: String) -> Int? {
+        let marker = "→ resuming at packet "
+        guard let line = activity.split(separator: "\n").first(where: { $0.contains(marker) }) else { return nil }
+        return line.components(separatedBy: marker).last.flatMap { Int($0) }
+    }
+
     /// The `ble ota` arguments for the image, the headset's address and the app's controller.
     static func ota(_ image: URL, _ address: String, port: String) -> [String] {
         ["ota", "--image", image.path, "--version", "2.0.0", address, "--transport", "tcp-client:127.0.0.1:\(port)"]
@@ -156,6 +163,45 @@ struct OTAResumeCommandTests {
         defer { updated.stop() }
         #expect(try updated.lines(1)[0] == "headset \(address) advertising \"HEADSET\", firmware 2.0.0")
         #expect(updated.stop() == 0)
+        #expect(controller.stop() == 0)
+    }
+
+    @Test("A running ble ota rides out a headset killed and restarted on its --state-dir, resuming from its record")
+    func otaRecoversFromHeadsetRestart() throws {
+        let (folder, image) = try Self.folderWithImage()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let controller = try BackgroundProcess([
+            "controller", "--listen", "tcp-server:127.0.0.1:0", "--listen", "tcp-server:127.0.0.1:0",
+        ])
+        defer { controller.stop() }
+        let ports = try controller.lines(2).map(Self.port)
+        let headsetArguments = [
+            "headset", "--transport", "tcp-client:127.0.0.1:\(ports[0])",
+            "--state-dir", folder.appendingPathComponent("headset-state").path,
+        ]
+        let crashed = try BackgroundProcess(headsetArguments)
+        defer { crashed.stop() }
+        let address = try Self.address(try crashed.lines(1)[0])
+
+        let ota = try BackgroundProcess(Self.ota(image, address, port: ports[1]))
+        defer { ota.stop() }
+        try ota.waitUntil("progress of 20 % or more") { _, progress in Self.percentReached(progress) >= 20 }
+        crashed.killAbruptly()
+        #expect(crashed.terminationReason == .uncaughtSignal)
+        let restarted = try BackgroundProcess(headsetArguments)
+        defer { restarted.stop() }
+        _ = try restarted.lines(1)
+
+        // The app loses the link, finds the headset again and asks where it stands: the
+        // restarted process answers from its state directory.
+        #expect(ota.waitForExit() == 0, "\(ota.standardError)")
+        #expect(ota.standardOutput.hasPrefix("updated \(address) to 2.0.0\n"))
+        #expect(ota.standardError.contains("reconnecting"))
+        #expect(!ota.standardOutput.contains(" 0 recoveries"))
+        let packet = try #require(Self.headsetResumedPacket(restarted.standardOutput), "\(restarted.standardOutput)")
+        #expect(packet > 0)
+        #expect(restarted.standardOutput.contains("OTA commit: verified, slots swapped"))
+        #expect(restarted.stop() == 0)
         #expect(controller.stop() == 0)
     }
 }
