@@ -46,6 +46,25 @@ final class BackgroundProcess: Sendable {
         throw BackgroundProcessError.noOutput(standardOutput, standardError)
     }
 
+    /// Waits until `condition` holds on the output so far (a limit of 60 s only keeps a broken
+    /// run from hanging the suite); throws if the process ends first or the limit passes.
+    func waitUntil(_ what: String, _ condition: (_ output: String, _ errors: String) -> Bool) throws {
+        for _ in 0..<6000 {
+            if condition(standardOutput, standardError) { return }
+            if !process.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        if condition(standardOutput, standardError) { return }
+        throw BackgroundProcessError.notSeen(what, standardOutput, standardError)
+    }
+
+    /// SIGKILL, as a crash or `kill -9` would end it: no handler runs, nothing is flushed or
+    /// closed by the process itself. Waits for the exit.
+    func killAbruptly() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
     /// SIGTERM, then waits for the exit; returns the exit status.
     @discardableResult
     func stop() -> Int32 {
@@ -74,10 +93,12 @@ final class CollectedText: Sendable {
 
 enum BackgroundProcessError: Error, CustomStringConvertible {
     case noOutput(String, String)
+    case notSeen(String, String, String)
 
     var description: String {
         switch self {
         case .noOutput(let out, let err): "the process did not print the expected lines; out: \(out) err: \(err)"
+        case .notSeen(let what, let out, let err): "the process did not print \(what); out: \(out) err: \(err)"
         }
     }
 }
