@@ -80,6 +80,16 @@ extension Peripheral {
                 throw .propertyNotSupported(required: .writeWithoutResponse)
             }
             guard data.count <= mtu - 3 else { throw .valueTooLong(length: data.count, maximum: mtu - 3) }
+            // With transmit room the Write Command goes out in place (the peripheral shares its
+            // host's executor); without, the client's procedure waits for room.
+            let command = ATT.WriteCommand(handle: handle, value: data[...]).pdu
+            if case .connected(let connection) = link {
+                switch stack.inPlace({ $0.attCommandIfReady(command, on: connection) }) {
+                case .success(true): return
+                case .success(false): break
+                case .failure(let error): throw BLEError(GATTError.bearer(error))
+                }
+            }
             do {
                 try await client.writeValueWithoutResponse(data, handle: handle)
             } catch {

@@ -89,7 +89,8 @@ public actor Peripheral {
     public var mtu: Int {
         get async {
             guard case .connected(let handle) = link else { return 23 }
-            return await stack.host.attMTU(on: handle)
+            // The peripheral runs on its host's executor: asked in place, no task switch.
+            return stack.inPlace { $0.attMTU(on: handle) }
         }
     }
 
@@ -107,7 +108,7 @@ public actor Peripheral {
     public var canSendWriteWithoutResponse: Bool {
         get async {
             guard case .connected(let handle) = link else { return false }
-            let ready = await stack.host.canSendWithoutResponse(on: handle)
+            let ready = stack.inPlace { $0.canSendWithoutResponse(on: handle) }
             if !ready { armReadiness(handle) }
             return ready
         }

@@ -112,3 +112,11 @@ final class OwnedThread: Sendable {
 
     deinit { executor.shutdown() }
 }
+
+extension HostStack {
+    /// Runs `body` on the host in place, without a task switch. Only for code already on the
+    /// host's executor — the managers and peripherals, which share it; it traps otherwise.
+    func inPlace<T: Sendable>(_ body: (isolated Host) -> T) -> T {
+        host.assumeIsolated(body)
+    }
+}

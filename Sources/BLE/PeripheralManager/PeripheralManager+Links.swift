@@ -13,19 +13,43 @@ extension PeripheralManager {
             default: true
             }
         }
-        await stack.host.observeEvents { hostEvents.offer($0) }
+        // Write Commands go to `writeRequests` in place, and confirmations are dropped in place;
+        // subscription changes, and anything behind an event still being handled, keep their
+        // order on a task. The manager shares the host's executor, where the server reports.
+        let serverEvents = OrderedEventPump<GATTServerEvent> { [weak self] event in
+            self?.assumeIsolated { $0.takeInPlace(event) } ?? true
+        }
+        server.observeEvents { serverEvents.offer($0) }
+        await stack.host.observeEvents { event in
+            hostEvents.offer(event)
+            if event == nil { serverEvents.finish() }
+        }
         let host = stack.host
         pumps.append(
             stack.spawn { [weak self] in
                 await hostEvents.run(on: host) { [weak self] event in await self?.handle(event) }
             })
-        let serverEvents = server.events
         pumps.append(
-            stack.pump(serverEvents) { [weak self] event in
-                guard let self else { return false }
-                await self.handle(event)
-                return true
+            stack.spawn { [weak self] in
+                await serverEvents.run(on: host) { [weak self] event in await self?.handle(event) }
             })
+    }
+
+    /// A server event taken synchronously, or false to leave it to the pump's task.
+    private func takeInPlace(_ event: GATTServerEvent) -> Bool {
+        switch event {
+        case .writeWithoutResponse(let command):
+            let handle = command.connection.rawValue
+            guard centrals[handle] != nil,
+                let request = request(for: command.write, on: handle, kind: .writeWithoutResponse)
+            else { return true }
+            writeSink.yield([request])
+            return true
+        case .confirmationReceived:
+            return true
+        case .subscriptionChanged:
+            return false
+        }
     }
 
     private func handle(_ event: HostEvent) async {
@@ -54,14 +78,14 @@ extension PeripheralManager {
                 subscriptions[handle]?[valueHandle] = nil
             }
             guard let characteristic = characteristicSnapshot(valueHandle: valueHandle) else { return }
-            let central = await central(handle)
+            let central = central(handle)
             eventSink.yield(
                 subscription.isSubscribed
                     ? .subscribed(central, characteristic) : .unsubscribed(central, characteristic))
         case .writeWithoutResponse(let command):
             let handle = command.connection.rawValue
             guard centrals[handle] != nil,
-                let request = await request(for: command.write, on: handle, kind: .writeWithoutResponse)
+                let request = request(for: command.write, on: handle, kind: .writeWithoutResponse)
             else { return }
             writeSink.yield([request])
         case .confirmationReceived:
@@ -74,7 +98,7 @@ extension PeripheralManager {
     private func linkUp(_ info: ConnectionInfo) async {
         centrals[info.handle] = info.peerAddress
         centralIdentifiers[info.handle] = info.peerAddress.peerIdentifier
-        eventSink.yield(.connected(await central(info.handle)))
+        eventSink.yield(.connected(central(info.handle)))
         guard advertisement != nil, state == .poweredOn else { return }
         do {
             try await stack.host.send(HCI.LESetAdvertisingEnable(advertisingEnable: true))
@@ -87,7 +111,7 @@ extension PeripheralManager {
     /// dropped.
     private func linkDown(_ handle: UInt16, reason: HCIStatus) async {
         guard centrals[handle] != nil else { return }
-        let central = await central(handle)
+        let central = central(handle)
         let ended = subscriptions.removeValue(forKey: handle) ?? [:]
         centrals[handle] = nil
         centralIdentifiers[handle] = nil

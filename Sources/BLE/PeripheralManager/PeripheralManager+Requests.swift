@@ -47,7 +47,7 @@ extension PeripheralManager {
             return .error(.unlikelyError)
         }
         let request = ATTRequest(
-            central: await central(handle), characteristic: characteristic, descriptorUUID: reference.descriptorUUID,
+            central: central(handle), characteristic: characteristic, descriptorUUID: reference.descriptorUUID,
             offset: read.offset, value: nil, kind: .read(read.token))
         return await withCheckedContinuation { continuation in
             // The link may have gone while the request was being built.
@@ -63,7 +63,7 @@ extension PeripheralManager {
         let handle = write.connection.rawValue
         var requests: [ATTRequest] = []
         for part in write.writes {
-            guard let request = await request(for: part, on: handle, kind: .write(write.token)) else {
+            guard let request = request(for: part, on: handle, kind: .write(write.token)) else {
                 return .error(.unlikelyError)
             }
             requests.append(request)
@@ -77,11 +77,11 @@ extension PeripheralManager {
     }
 
     /// The request for one write.
-    func request(for write: GATTWrite, on handle: UInt16, kind: ATTRequest.Kind) async -> ATTRequest? {
+    func request(for write: GATTWrite, on handle: UInt16, kind: ATTRequest.Kind) -> ATTRequest? {
         guard let characteristic = characteristicSnapshot(valueHandle: write.attribute.characteristicValueHandle)
         else { return nil }
         return ATTRequest(
-            central: await central(handle), characteristic: characteristic,
+            central: central(handle), characteristic: characteristic,
             descriptorUUID: write.attribute.descriptorUUID, offset: write.offset, value: write.value, kind: kind)
     }
 }

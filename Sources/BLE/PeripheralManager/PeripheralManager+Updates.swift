@@ -35,15 +35,17 @@ extension PeripheralManager {
             targets.append((connection, !subscription.notifications))
         }
         let host = stack.host
+        // The manager runs on its host's executor: the host is asked in place, without a task
+        // switch per value.
         for target in targets {
-            let maximum = await host.attMTU(on: target.connection) - 3
+            let maximum = stack.inPlace { $0.attMTU(on: target.connection) } - 3
             guard value.count <= maximum else { throw .valueTooLong(length: value.count, maximum: maximum) }
         }
         if case .stored = definition.value {
             server.withServer { server in _ = try? server.setValue(value, forAttributeAt: valueHandle) }
         }
         for target in targets {
-            guard await isReady(target.connection, indicate: target.indicate) else {
+            guard isReady(target.connection, indicate: target.indicate) else {
                 armReadiness(targets.map(\.connection))
                 return false
             }
@@ -64,9 +66,9 @@ extension PeripheralManager {
     }
 
     /// Whether a central can take an update now.
-    private func isReady(_ connection: UInt16, indicate: Bool) async -> Bool {
+    private func isReady(_ connection: UInt16, indicate: Bool) -> Bool {
         if indicate { return indicationsInFlight[connection, default: 0] == 0 }
-        return await stack.host.canSendWithoutResponse(on: connection)
+        return stack.inPlace { $0.canSendWithoutResponse(on: connection) }
     }
 
     /// Waits for room on `connections`, then reports readiness once.

@@ -193,14 +193,15 @@ public actor PeripheralManager {
     public var connectedCentrals: [Central] {
         get async {
             var found: [Central] = []
-            for handle in centrals.keys.sorted() { found.append(await central(handle)) }
+            for handle in centrals.keys.sorted() { found.append(central(handle)) }
             return found
         }
     }
 
     /// A snapshot of the central on `handle`.
-    func central(_ handle: UInt16) async -> Central {
-        let mtu = await stack.host.attMTU(on: handle)
+    func central(_ handle: UInt16) -> Central {
+        // On the host's executor: asked in place, without a task switch per request.
+        let mtu = stack.inPlace { $0.attMTU(on: handle) }
         // A link already gone while a request was built gets the identifier of no real device.
         let identifier = centralIdentifiers[handle] ?? LEAddress(.zero, type: .public).peerIdentifier
         return Central(identifier: identifier, maximumUpdateValueLength: mtu - 3, connection: handle)

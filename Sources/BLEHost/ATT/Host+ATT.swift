@@ -116,6 +116,18 @@ extension Host {
         try result.get()
     }
 
+    /// Sends a command at once when the link has transmit room: false, sending nothing, when it
+    /// has none (then `attCommand` waits for it). For callers on the host's executor, which call
+    /// it in place rather than suspend per Write Command.
+    public func attCommandIfReady(_ pdu: ATTPDU, on handle: UInt16) -> Result<Bool, ATTBearerError> {
+        guard bearers[handle] == nil || acl.isReady(handle) else { return .success(false) }
+        guard let bearer = bearers[handle] else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
+        let bytes = pdu.encoded
+        guard bytes.count <= bearer.mtu else { return .failure(.pduTooLong(length: bytes.count, mtu: bearer.mtu)) }
+        sendL2CAP(bytes, channel: .att, on: handle, priority: .command)
+        return .success(true)
+    }
+
     private func sendUnacknowledged(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) {
         while bearers[handle] != nil, !acl.isReady(handle) {
             await waitForReadiness(on: handle)

@@ -22,9 +22,14 @@ public final class GATTServerHandler: ATTServerHandler {
         var server: GATTServer
         var onRead: ReadHandler?
         var onWrite: WriteHandler?
+        var observer: EventObserver?
     }
 
+    /// Called on the host's executor with each event as it happens, in order.
+    public typealias EventObserver = @Sendable (GATTServerEvent) -> Void
+
     private let state: Mutex<State>
+    /// The events, when nothing observes them (`observeEvents(_:)`).
     public let events: AsyncStream<GATTServerEvent>
     private let sink: AsyncStream<GATTServerEvent>.Continuation
 
@@ -38,6 +43,20 @@ public final class GATTServerHandler: ATTServerHandler {
 
     /// How writes are accepted; without a handler, every permitted write succeeds.
     public func setWriteHandler(_ handler: WriteHandler?) { state.withLock { $0.onWrite = handler } }
+
+    /// Takes the events in place of `events`, from now on: no stream and no task resumption per
+    /// Write Command.
+    public func observeEvents(_ observer: EventObserver?) { state.withLock { $0.observer = observer } }
+
+    /// Hands `event` to the observer, or to `events` without one. The lock is not held while the
+    /// observer runs.
+    private func emit(_ event: GATTServerEvent) {
+        if let observer = state.withLock({ $0.observer }) {
+            observer(event)
+        } else {
+            sink.yield(event)
+        }
+    }
 
     /// The server's state, for inspection and server-initiated PDUs.
     public func withServer<T>(_ body: (inout GATTServer) throws -> T) rethrows -> T {
@@ -53,13 +72,13 @@ public final class GATTServerHandler: ATTServerHandler {
             case .none: return nil
             case .mtuExchanged(let response, _): return response
             case .subscriptionChanged(let subscription, let response):
-                sink.yield(.subscriptionChanged(subscription))
+                emit(.subscriptionChanged(subscription))
                 return response
             case .writeWithoutResponse(let command):
-                sink.yield(.writeWithoutResponse(command))
+                emit(.writeWithoutResponse(command))
                 return nil
             case .confirmationReceived(let id, let handle):
-                sink.yield(.confirmationReceived(connection: id, handle: handle))
+                emit(.confirmationReceived(connection: id, handle: handle))
                 return nil
             case .read(let request):
                 let handler = state.withLock { $0.onRead }
@@ -79,11 +98,11 @@ public final class GATTServerHandler: ATTServerHandler {
         let outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection)) }
         switch outcome {
         case .writeWithoutResponse(let command):
-            sink.yield(.writeWithoutResponse(command))
+            emit(.writeWithoutResponse(command))
         case .subscriptionChanged(let subscription, _):
-            sink.yield(.subscriptionChanged(subscription))
+            emit(.subscriptionChanged(subscription))
         case .confirmationReceived(let id, let handle):
-            sink.yield(.confirmationReceived(connection: id, handle: handle))
+            emit(.confirmationReceived(connection: id, handle: handle))
         case .read(let request):
             // Not reached for a command; the server still expects an answer.
             _ = state.withLock { $0.server.complete(request, with: .error(.unlikelyError)) }
