@@ -56,11 +56,9 @@ public actor CentralManager {
     public nonisolated let events: AsyncStream<CentralManagerEvent>
     let eventSink: AsyncStream<CentralManagerEvent>.Continuation
 
-    public private(set) var state = ManagerState.poweredOff
-    var stateListeners = Subscribers<ManagerState>()
-    var powerOnWaiters: [CheckedContinuation<Void, Never>] = []
+    var power = ManagerPower()
+    public var state: ManagerState { power.state }
     var hostStarted = false
-    var isClosed = false
     var pump: Task<Void, Never>?
 
     /// The scan in progress.
@@ -87,7 +85,7 @@ public actor CentralManager {
 
     /// The state now, then every change.
     public func stateUpdates() -> AsyncStream<ManagerState> {
-        stateListeners.make(initial: state)
+        power.updates()
     }
 
     /// Powers the radio on: the first time, the host starts (HCI Reset and initialisation,
@@ -95,9 +93,9 @@ public actor CentralManager {
     public func powerOn() async throws(BLEError) {
         while state == .resetting {
             // Re-checked inside: the state may change before the body runs.
-            await withCheckedContinuation { state == .resetting ? powerOnWaiters.append($0) : $0.resume() }
+            await withCheckedContinuation { power.waitOutReset($0) }
         }
-        guard !isClosed else { throw .closed }
+        guard !power.isClosed else { throw .closed }
         switch state {
         case .poweredOn: return
         case .unsupported: throw .notPoweredOn(.unsupported)
@@ -132,29 +130,17 @@ public actor CentralManager {
 
     /// Powers off and stops the host for good.
     public func close() async {
-        guard !isClosed else { return }
+        guard !power.isClosed else { return }
         await powerOff()
-        isClosed = true
+        power.isClosed = true
         await stack.host.stop()
         eventSink.finish()
-        stateListeners.finish()
+        power.finish()
     }
 
-    func setState(_ new: ManagerState) {
-        guard new != state else { return }
-        state = new
-        stateListeners.yield(new)
-        if new != .resetting {
-            let waiters = powerOnWaiters
-            powerOnWaiters = []
-            for waiter in waiters { waiter.resume() }
-        }
-    }
+    func setState(_ new: ManagerState) { power.set(new) }
 
-    func checkPoweredOn() throws(BLEError) {
-        guard !isClosed else { throw .closed }
-        guard state == .poweredOn else { throw .notPoweredOn(state) }
-    }
+    func checkPoweredOn() throws(BLEError) { try power.checkPoweredOn() }
 
     // MARK: Peripherals
 
