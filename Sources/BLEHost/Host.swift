@@ -65,8 +65,8 @@ public actor Host {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Everything the host reports upward, in order (unless an observer takes the events).
-    public nonisolated let events: AsyncStream<HostEvent>
-    let eventSink: AsyncStream<HostEvent>.Continuation
+    public nonisolated let events: EventStream<HostEvent>
+    let eventSink: EventStream<HostEvent>.Continuation
     /// Takes the events in place of `events` (`observeEvents(_:)`).
     private var eventObserver: EventObserver?
 
@@ -81,8 +81,8 @@ public actor Host {
     }
 
     /// Packets to the controller, sent in this order by one writer task.
-    private let outgoing: AsyncStream<H4Packet>.Continuation
-    private let outgoingPackets: AsyncStream<H4Packet>
+    private let outgoing: EventStream<H4Packet>.Continuation
+    private let outgoingPackets: EventStream<H4Packet>
     /// The transport when it is an in-process pipe, which sends synchronously.
     private let pipe: PipeTransport?
 
@@ -130,8 +130,8 @@ public actor Host {
             self.executor = own
             ownedExecutor = own
         }
-        (events, eventSink) = AsyncStream.makeStream(of: HostEvent.self)
-        (outgoingPackets, outgoing) = AsyncStream.makeStream(of: H4Packet.self)
+        (events, eventSink) = EventStream.makeStream(of: HostEvent.self)
+        (outgoingPackets, outgoing) = EventStream.makeStream(of: H4Packet.self)
         acl = ACLScheduler(commandQueueLimit: configuration.transmitQueueLimit)
     }
 

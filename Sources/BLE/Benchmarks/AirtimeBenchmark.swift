@@ -253,7 +253,7 @@ public enum AirtimeBenchmark {
                 predictedPacketsPerEvent: prediction.packetsPerEvent(parameters.rule))
         }
 
-        static func nextConnection(_ events: inout AsyncStream<HostEvent>.Iterator) async throws -> UInt16 {
+        static func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> UInt16 {
             while let event = await events.next() {
                 switch event {
                 case .connected(let info): return info.handle
@@ -266,7 +266,7 @@ public enum AirtimeBenchmark {
 
         /// Reads events until `condition` holds (it is checked first and after each event).
         static func waitUntil(
-            _ events: inout AsyncStream<HostEvent>.Iterator, _ condition: () async -> Bool
+            _ events: inout EventStream<HostEvent>.Iterator, _ condition: () async -> Bool
         ) async throws {
             while !(await condition()) {
                 guard await events.next() != nil else { throw Failure.setup("host stopped") }

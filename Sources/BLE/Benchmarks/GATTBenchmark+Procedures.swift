@@ -64,7 +64,7 @@ extension GATTBenchmark.Session {
 
     /// Checks `count` values in order; returns their arrival instants (virtual time).
     private static func receive(
-        count: Int, length: Int, from values: AsyncStream<[UInt8]>, clock: VirtualClock?,
+        count: Int, length: Int, from values: EventStream<[UInt8]>, clock: VirtualClock?,
         on peripheral: isolated Peripheral
     ) async throws -> [VirtualInstant] {
         var arrivals: [VirtualInstant] = []

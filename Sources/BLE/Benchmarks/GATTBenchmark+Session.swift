@@ -14,7 +14,7 @@ extension GATTBenchmark {
         let local: Characteristic
         let remote: Characteristic
         /// The subscribed central's notifications, asked for before subscribing.
-        let values: AsyncStream<[UInt8]>
+        let values: EventStream<[UInt8]>
 
         /// Publishes, advertises, scans, connects with the profile's interval and event length,
         /// sets the data length (Core 5.4 Vol 4 Part E §7.8.33) and PHY (§7.8.49) on both

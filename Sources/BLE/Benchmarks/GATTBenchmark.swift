@@ -89,6 +89,16 @@ public enum GATTBenchmark {
         /// Times `updateValue` returned false, and `canSendWriteWithoutResponse` was false.
         public var notificationBackPressure: Int
         public var writeBackPressure: Int
+        /// On the virtual radio, what the simulation thread ran for each procedure (task jobs,
+        /// actions, air events): deterministic, unlike wall time.
+        public var scheduling: Scheduling?
+    }
+
+    /// The simulation thread's work per procedure (`SimulationExecutor.Statistics`).
+    public struct Scheduling: Sendable {
+        public var notifications: SimulationExecutor.Statistics
+        public var roundTrips: SimulationExecutor.Statistics
+        public var writesWithoutResponse: SimulationExecutor.Statistics
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -126,27 +136,42 @@ public enum GATTBenchmark {
     public static func run(_ parameters: Parameters, peripheral: Radio, central: Radio) async throws -> Result {
         let simulation = [peripheral, central].lazy.compactMap(\.simulation).first
         guard let simulation else {
-            return try await measure(parameters, peripheral: peripheral, central: central, clock: nil)
+            return try await measure(parameters, peripheral: peripheral, central: central, simulation: nil)
         }
         return try await simulation.run {
-            try await measure(parameters, peripheral: peripheral, central: central, clock: simulation.clock)
+            try await measure(parameters, peripheral: peripheral, central: central, simulation: simulation)
         }
     }
 
-    static func measure(_ parameters: Parameters, peripheral: Radio, central: Radio, clock: VirtualClock?)
+    static func measure(_ parameters: Parameters, peripheral: Radio, central: Radio, simulation: Simulation?)
         async throws -> Result
     {
+        let clock = simulation?.clock
         let session = try await Session.establish(
             parameters: parameters, peripheralRadio: peripheral, centralRadio: central)
         do {
+            var mark = simulation?.executor.statistics
+            func since() -> SimulationExecutor.Statistics? {
+                guard let before = mark, let now = simulation?.executor.statistics else { return nil }
+                mark = now
+                return now - before
+            }
             let (notifications, notificationBackPressure) = try await session.streamNotifications(clock: clock)
+            let notifying = since()
             let roundTrips = try await session.timeWriteRequests(clock: clock)
+            let tripping = since()
             let (writes, writeBackPressure) = try await session.streamWritesWithoutResponse(clock: clock)
+            let writing = since()
             await session.close()
+            let scheduling = notifying.flatMap { notifying in
+                tripping.flatMap { tripping in
+                    writing.map { Scheduling(notifications: notifying, roundTrips: tripping, writesWithoutResponse: $0) }
+                }
+            }
             return Result(
                 parameters: parameters, notifications: notifications, roundTrips: roundTrips,
                 writesWithoutResponse: writes, notificationBackPressure: notificationBackPressure,
-                writeBackPressure: writeBackPressure)
+                writeBackPressure: writeBackPressure, scheduling: scheduling)
         } catch {
             await session.close()
             throw error

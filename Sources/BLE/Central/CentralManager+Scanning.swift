@@ -5,7 +5,7 @@ import BLEWire
 struct ActiveScan {
     let id: UInt64
     var session: ScanSession
-    let continuation: AsyncStream<Discovery>.Continuation
+    let continuation: EventStream<Discovery>.Continuation
 }
 
 /// Scanning (Core 5.4 Vol 3 Part C §9.2 discovery; Vol 4 Part E §7.8.10–§7.8.11), Core
@@ -20,16 +20,16 @@ extension CentralManager {
     /// (its stream ends); `stopScan()`, powering off or abandoning the stream ends the scan.
     public func scanForPeripherals(
         withServices serviceUUIDs: [BluetoothUUID]? = nil, options: ScanOptions = ScanOptions()
-    ) async throws(BLEError) -> AsyncStream<Discovery> {
+    ) async throws(BLEError) -> EventStream<Discovery> {
         try checkPoweredOn()
         scan?.continuation.finish()
         let id = nextScanID
         nextScanID += 1
-        let (stream, continuation) = AsyncStream.makeStream(of: Discovery.self)
+        let (stream, continuation) = EventStream.makeStream(of: Discovery.self)
         scan = ActiveScan(
             id: id, session: ScanSession(services: serviceUUIDs, options: options), continuation: continuation)
         let stack = self.stack
-        continuation.onTermination = { [weak self] termination in
+        continuation.onTermination { [weak self] termination in
             guard case .cancelled = termination, let manager = self else { return }
             stack.spawn { await manager.scanAbandoned(id) }
         }

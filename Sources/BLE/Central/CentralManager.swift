@@ -53,8 +53,8 @@ public actor CentralManager {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }
 
     /// Connections made and lost, in order. One listener.
-    public nonisolated let events: AsyncStream<CentralManagerEvent>
-    let eventSink: AsyncStream<CentralManagerEvent>.Continuation
+    public nonisolated let events: EventStream<CentralManagerEvent>
+    let eventSink: EventStream<CentralManagerEvent>.Continuation
 
     var power = ManagerPower()
     public var state: ManagerState { power.state }
@@ -78,13 +78,13 @@ public actor CentralManager {
     /// A manager with a host of its own on `radio` (a new controller on a virtual radio).
     public init(radio: Radio, configuration: HostConfiguration = HostConfiguration()) async {
         stack = await HostStack.make(radio, configuration: configuration)
-        (events, eventSink) = AsyncStream.makeStream(of: CentralManagerEvent.self)
+        (events, eventSink) = EventStream.makeStream(of: CentralManagerEvent.self)
     }
 
     // MARK: Power
 
     /// The state now, then every change.
-    public func stateUpdates() -> AsyncStream<ManagerState> {
+    public func stateUpdates() -> EventStream<ManagerState> {
         power.updates()
     }
 

@@ -117,14 +117,14 @@ public actor Peripheral {
     /// The notifications and indications of `characteristic` from now on, in arrival order;
     /// the stream ends when the link does. Ask for it before `setNotifyValue(true, for:)` to
     /// see every value.
-    public func values(for characteristic: Characteristic) throws(BLEError) -> AsyncStream<[UInt8]> {
+    public func values(for characteristic: Characteristic) throws(BLEError) -> EventStream<[UInt8]> {
         guard case .connected = link else { throw .notConnected }
         _ = try locate(characteristic)
         return valueListeners[characteristic.handle, default: Subscribers()].make()
     }
 
     /// The peripheral's events from now on.
-    public func events() -> AsyncStream<PeripheralEvent> {
+    public func events() -> EventStream<PeripheralEvent> {
         eventListeners.make()
     }
 

@@ -9,7 +9,7 @@ struct ManagerPower {
     private var resetWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// The state now, then every change.
-    mutating func updates() -> AsyncStream<ManagerState> {
+    mutating func updates() -> EventStream<ManagerState> {
         listeners.make(initial: state)
     }
 

@@ -34,14 +34,14 @@ public enum PeripheralState: Sendable, Hashable {
 /// Streams handed out to several listeners: each gets every element from the moment it asked,
 /// in order. A stream whose listener went away is dropped at the next element.
 struct Subscribers<Element: Sendable> {
-    private var continuations: [AsyncStream<Element>.Continuation] = []
+    private var continuations: [EventStream<Element>.Continuation] = []
 
     /// No stream was made, or every one ended and was noticed.
     var isEmpty: Bool { continuations.isEmpty }
 
     /// A new stream, starting with `initial` when given.
-    mutating func make(initial: Element? = nil) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+    mutating func make(initial: Element? = nil) -> EventStream<Element> {
+        let (stream, continuation) = EventStream.makeStream(of: Element.self)
         if let initial { continuation.yield(initial) }
         continuations.append(continuation)
         return stream

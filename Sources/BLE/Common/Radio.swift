@@ -77,14 +77,14 @@ struct HostStack: Sendable {
     /// false.
     @discardableResult
     func pump<Element: Sendable>(
-        _ stream: AsyncStream<Element>, _ handle: nonisolated(nonsending) @escaping @Sendable (Element) async -> Bool
+        _ stream: EventStream<Element>, _ handle: nonisolated(nonsending) @escaping @Sendable (Element) async -> Bool
     ) -> Task<Void, Never> {
         let host = self.host
         return spawn { await Self.drain(stream, on: host, handle) }
     }
 
     private static func drain<Element: Sendable>(
-        _ stream: AsyncStream<Element>, on host: isolated Host,
+        _ stream: EventStream<Element>, on host: isolated Host,
         _ handle: nonisolated(nonsending) @Sendable (Element) async -> Bool
     ) async {
         for await element in stream {

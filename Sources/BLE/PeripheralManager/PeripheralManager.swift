@@ -34,15 +34,15 @@ public actor PeripheralManager {
 
     /// Reads of `.dynamic` values, each to be answered with `respond(to:withResult:)`
     /// (`didReceiveRead`). One listener; requests wait here until read.
-    public nonisolated let readRequests: AsyncStream<ATTRequest>
-    let readSink: AsyncStream<ATTRequest>.Continuation
+    public nonisolated let readRequests: EventStream<ATTRequest>
+    let readSink: EventStream<ATTRequest>.Continuation
     /// Writes: a Write Request's one write or an Execute Write Request's queue (answer the
     /// first), and Write Commands, which need no answer (`didReceiveWrite`). One listener.
-    public nonisolated let writeRequests: AsyncStream<[ATTRequest]>
-    let writeSink: AsyncStream<[ATTRequest]>.Continuation
+    public nonisolated let writeRequests: EventStream<[ATTRequest]>
+    let writeSink: EventStream<[ATTRequest]>.Continuation
     /// Subscriptions, readiness and connections, in order. One listener.
-    public nonisolated let events: AsyncStream<PeripheralManagerEvent>
-    let eventSink: AsyncStream<PeripheralManagerEvent>.Continuation
+    public nonisolated let events: EventStream<PeripheralManagerEvent>
+    let eventSink: EventStream<PeripheralManagerEvent>.Continuation
 
     var power = ManagerPower()
     public var state: ManagerState { power.state }
@@ -85,9 +85,9 @@ public actor PeripheralManager {
         stack = await HostStack.make(radio, configuration: configuration)
         server = GATTServerHandler(
             server: GATTServer(database: database, configuration: .init(mtu: configuration.preferredATTMTU)))
-        (readRequests, readSink) = AsyncStream.makeStream(of: ATTRequest.self)
-        (writeRequests, writeSink) = AsyncStream.makeStream(of: [ATTRequest].self)
-        (events, eventSink) = AsyncStream.makeStream(of: PeripheralManagerEvent.self)
+        (readRequests, readSink) = EventStream.makeStream(of: ATTRequest.self)
+        (writeRequests, writeSink) = EventStream.makeStream(of: [ATTRequest].self)
+        (events, eventSink) = EventStream.makeStream(of: PeripheralManagerEvent.self)
         server.setReadHandler { [weak self] request in
             await self?.receivedRead(request) ?? .error(.unlikelyError)
         }
@@ -99,7 +99,7 @@ public actor PeripheralManager {
     // MARK: Power
 
     /// The state now, then every change.
-    public func stateUpdates() -> AsyncStream<ManagerState> {
+    public func stateUpdates() -> EventStream<ManagerState> {
         power.updates()
     }
 

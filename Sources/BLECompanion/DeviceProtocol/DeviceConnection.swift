@@ -1,7 +1,9 @@
+import BLE
+
 /// One end of a device protocol conversation over any chunk transport: frames messages,
 /// segments them for the transport, reassembles what arrives, correlates responses with
 /// requests (by sequence number, each request with its own timeout on the configured clock),
-/// and delivers events and requests from the peer as an `AsyncStream`.
+/// and delivers events and requests from the peer as an `EventStream`.
 ///
 /// Bad input never ends the conversation: every garbage run, rejected frame, unknown or
 /// malformed message, unexpected or late response is counted in `statistics` and logged.
@@ -33,8 +35,8 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
 
     /// Events and requests from the peer, in arrival order; ends when the connection closes.
-    public nonisolated let incoming: AsyncStream<DeviceIncoming<Received>>
-    private let incomingSink: AsyncStream<DeviceIncoming<Received>>.Continuation
+    public nonisolated let incoming: EventStream<DeviceIncoming<Received>>
+    private let incomingSink: EventStream<DeviceIncoming<Received>>.Continuation
     private let transport: DeviceChunkTransport
     private let configuration: DeviceLinkConfiguration
     private let maximumPayloadLength: Int
@@ -69,7 +71,7 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         self.configuration = configuration
         self.maximumPayloadLength = maximumPayloadLength
         self.parser = DeviceFrameParser(maximumPayloadLength: maximumPayloadLength)
-        (incoming, incomingSink) = AsyncStream.makeStream(of: DeviceIncoming<Received>.self)
+        (incoming, incomingSink) = EventStream.makeStream(of: DeviceIncoming<Received>.self)
     }
 
     // MARK: Sending

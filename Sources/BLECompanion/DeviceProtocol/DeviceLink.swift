@@ -19,7 +19,7 @@ public actor DeviceLink<P: DeviceProtocol> {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { peripheral.unownedExecutor }
 
     /// Events and requests from the device, in arrival order; ends when the link closes.
-    public nonisolated var incoming: AsyncStream<DeviceIncoming<P.ToApp>> { connection.incoming }
+    public nonisolated var incoming: EventStream<DeviceIncoming<P.ToApp>> { connection.incoming }
 
     /// Discovers the protocol's service and characteristics on `peripheral` (connected),
     /// subscribes to the device's notifications and returns the open link.
@@ -29,7 +29,7 @@ public actor DeviceLink<P: DeviceProtocol> {
     ) async throws(DeviceProtocolError) -> DeviceLink<P> {
         let toDevice: Characteristic
         let toApp: Characteristic
-        let values: AsyncStream<[UInt8]>
+        let values: EventStream<[UInt8]>
         do {
             let services = try await peripheral.discoverServices([P.serviceUUID])
             guard let service = services.first(where: { $0.uuid == P.serviceUUID }) else {
@@ -83,7 +83,7 @@ public actor DeviceLink<P: DeviceProtocol> {
     /// Feeds notifications to the connection and readiness to the gate; closes everything
     /// when the notifications end (the link went down).
     private func start(
-        values: AsyncStream<[UInt8]>, events: AsyncStream<PeripheralEvent>, configuration: DeviceLinkConfiguration
+        values: EventStream<[UInt8]>, events: EventStream<PeripheralEvent>, configuration: DeviceLinkConfiguration
     ) {
         let connection = connection
         let gate = gate

@@ -35,14 +35,14 @@ public actor DeviceSideLink<P: DeviceProtocol> {
     private let configuration: DeviceLinkConfiguration
 
     /// Events and requests from every central, in arrival order.
-    public nonisolated let incoming: AsyncStream<DeviceSideIncoming<P.ToDevice>>
-    private let incomingSink: AsyncStream<DeviceSideIncoming<P.ToDevice>>.Continuation
+    public nonisolated let incoming: EventStream<DeviceSideIncoming<P.ToDevice>>
+    private let incomingSink: EventStream<DeviceSideIncoming<P.ToDevice>>.Continuation
     /// Every event of the manager, passed on.
-    public nonisolated let managerEvents: AsyncStream<PeripheralManagerEvent>
-    private let managerEventSink: AsyncStream<PeripheralManagerEvent>.Continuation
+    public nonisolated let managerEvents: EventStream<PeripheralManagerEvent>
+    private let managerEventSink: EventStream<PeripheralManagerEvent>.Continuation
     /// Writes to characteristics other than the protocol's, to be answered by the app.
-    public nonisolated let otherWriteRequests: AsyncStream<[ATTRequest]>
-    private let otherWriteSink: AsyncStream<[ATTRequest]>.Continuation
+    public nonisolated let otherWriteRequests: EventStream<[ATTRequest]>
+    private let otherWriteSink: EventStream<[ATTRequest]>.Continuation
 
     private var peers: [UUID: Peer] = [:]
     private var pumps: [Task<Void, Never>] = []
@@ -85,9 +85,9 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         self.toApp = toApp
         self.toDevice = toDevice
         self.configuration = configuration
-        (incoming, incomingSink) = AsyncStream.makeStream(of: DeviceSideIncoming<P.ToDevice>.self)
-        (managerEvents, managerEventSink) = AsyncStream.makeStream(of: PeripheralManagerEvent.self)
-        (otherWriteRequests, otherWriteSink) = AsyncStream.makeStream(of: [ATTRequest].self)
+        (incoming, incomingSink) = EventStream.makeStream(of: DeviceSideIncoming<P.ToDevice>.self)
+        (managerEvents, managerEventSink) = EventStream.makeStream(of: PeripheralManagerEvent.self)
+        (otherWriteRequests, otherWriteSink) = EventStream.makeStream(of: [ATTRequest].self)
     }
 
     private func start() {

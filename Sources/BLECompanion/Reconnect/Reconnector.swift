@@ -18,7 +18,7 @@ public actor Reconnector {
     public let key: DeviceKey
     public let policy: ReconnectPolicy
     private let central: CentralManager
-    private let centralEvents: AsyncStream<CentralManagerEvent>
+    private let centralEvents: EventStream<CentralManagerEvent>
     private let registry: KnownDevices
     private let clock: any Clock<Duration>
     private let executor: (any TaskExecutor)?
@@ -41,7 +41,7 @@ public actor Reconnector {
     ///   - centralEvents: the central's events (`central.events`, which has one listener).
     ///   - random: draws the jitter; seed it for reproducible waits.
     public init(
-        device key: DeviceKey, central: CentralManager, centralEvents: AsyncStream<CentralManagerEvent>,
+        device key: DeviceKey, central: CentralManager, centralEvents: EventStream<CentralManagerEvent>,
         registry: KnownDevices, policy: ReconnectPolicy = ReconnectPolicy(), clock: any Clock<Duration>,
         executor: (any TaskExecutor)? = nil,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()

@@ -30,12 +30,12 @@ public final class GATTServerHandler: ATTServerHandler {
 
     private let state: Mutex<State>
     /// The events, when nothing observes them (`observeEvents(_:)`).
-    public let events: AsyncStream<GATTServerEvent>
-    private let sink: AsyncStream<GATTServerEvent>.Continuation
+    public let events: EventStream<GATTServerEvent>
+    private let sink: EventStream<GATTServerEvent>.Continuation
 
     public init(server: GATTServer) {
         state = Mutex(State(server: server))
-        (events, sink) = AsyncStream.makeStream(of: GATTServerEvent.self)
+        (events, sink) = EventStream.makeStream(of: GATTServerEvent.self)
     }
 
     /// How dynamic values are read; without a handler, they read as Unlikely Error.

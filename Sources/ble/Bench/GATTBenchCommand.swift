@@ -127,6 +127,16 @@ struct GATTBenchCommand: AsyncParsableCommand {
             "write request round trip (\(trips.count) samples): median \(micro(trips.wallMedian)) µs, "
                 + "p90 \(micro(trips.wallP90)) µs, p99 \(micro(trips.wallP99)) µs wall"
                 + (trips.virtualMedian.map { "; median \(milli($0)) ms virtual" } ?? ""))
+        if let s = r.scheduling {
+            func per(_ statistics: SimulationExecutor.Statistics, _ count: Int) -> String {
+                let n = Double(max(1, count))
+                return "\(format(Double(statistics.jobs) / n)) jobs, \(format(Double(statistics.actions) / n)) actions, "
+                    + "\(format(Double(statistics.events) / n)) air events"
+            }
+            lines.append("simulation thread per value: notification \(per(s.notifications, r.notifications.values))")
+            lines.append("  write round trip \(per(s.roundTrips, trips.count))")
+            lines.append("  write without response \(per(s.writesWithoutResponse, r.writesWithoutResponse.values))")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -145,7 +155,21 @@ struct GATTBenchCommand: AsyncParsableCommand {
             + "\"writeWithoutResponse\":\(throughput(r.writesWithoutResponse, r.writeBackPressure)),"
             + "\"writeRoundTrip\":{\"samples\":\(trips.count),\"wallMedianMicroseconds\":\(micro(trips.wallMedian)),"
             + "\"wallP90Microseconds\":\(micro(trips.wallP90)),\"wallP99Microseconds\":\(micro(trips.wallP99)),"
-            + "\"virtualMedianMilliseconds\":\(milli(trips.virtualMedian))}}"
+            + "\"virtualMedianMilliseconds\":\(milli(trips.virtualMedian))}"
+            + (r.scheduling.map { ",\"simulationPerValue\":\(scheduling($0, r))" } ?? "") + "}"
+    }
+
+    /// Jobs, actions and air events per value, as JSON.
+    static func scheduling(_ s: GATTBenchmark.Scheduling, _ r: GATTBenchmark.Result) -> String {
+        func per(_ statistics: SimulationExecutor.Statistics, _ count: Int) -> String {
+            let n = Double(max(1, count))
+            return "{\"jobs\":\(format(Double(statistics.jobs) / n, digits: 3)),"
+                + "\"actions\":\(format(Double(statistics.actions) / n, digits: 3)),"
+                + "\"events\":\(format(Double(statistics.events) / n, digits: 3))}"
+        }
+        return "{\"notification\":\(per(s.notifications, r.notifications.values)),"
+            + "\"writeRoundTrip\":\(per(s.roundTrips, r.roundTrips.count)),"
+            + "\"writeWithoutResponse\":\(per(s.writesWithoutResponse, r.writesWithoutResponse.values))}"
     }
 
     static func micro(_ duration: Duration?) -> String {
