@@ -59,6 +59,8 @@ public actor Host {
     public let transport: any HCITransport
     public let configuration: HostConfiguration
     let clock: any Clock<Duration>
+    /// The same clock as time since the host was made, for deadlines kept as plain values.
+    let timeline: HostTimeline
     private let executor: any HostExecutor
     private let ownedExecutor: SerialThreadExecutor?
 
@@ -95,6 +97,8 @@ public actor Host {
     var earlyACL: [ACLPacket] = []
     var connections: [UInt16: ConnectionInfo] = [:]
     var bearers: [UInt16: ATTBearerState] = [:]
+    /// Sleeps until the earliest ATT transaction deadline while any transaction is pending.
+    var transactionWatchdog: Task<Void, Never>?
     var attServer: (any ATTServerHandler)?
 
     /// The address this host advertises, scans and initiates with, set by `start()`: the
@@ -121,6 +125,7 @@ public actor Host {
         self.transport = transport
         self.pipe = transport as? PipeTransport
         self.clock = clock
+        self.timeline = HostTimeline(clock)
         self.configuration = configuration
         if let executor {
             self.executor = executor
@@ -172,6 +177,8 @@ public actor Host {
         for handle in Array(bearers.keys) {
             failBearer(handle, with: .disconnected(reason: .connectionTerminatedByLocalHost))
         }
+        transactionWatchdog?.cancel()
+        transactionWatchdog = nil
         await transport.close()
         eventSink.finish()
         eventObserver?(nil)

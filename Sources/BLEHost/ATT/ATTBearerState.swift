@@ -35,6 +35,10 @@ struct ATTBearerState {
     /// Callers waiting for transmit room (write without response, notifications).
     var readinessWaiters: [CheckedContinuation<Void, Never>] = []
     var nextTransactionID: UInt64 = 0
+    /// When our request and our indication time out (§3.3.3), as time on the host's timeline,
+    /// with the transaction they belong to: a deadline whose transaction ended is stale.
+    var requestDeadline: (id: UInt64, at: Duration)?
+    var indicationDeadline: (id: UInt64, at: Duration)?
 
     mutating func makeTransactionID() -> UInt64 {
         defer { nextTransactionID &+= 1 }

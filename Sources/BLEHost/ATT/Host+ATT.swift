@@ -38,10 +38,8 @@ extension Host {
             }
             bearers[handle]!.request = .awaiting(opcode: pdu.opcode, id: id, continuation: continuation)
             sendL2CAP(bytes, channel: .att, on: handle, priority: .request)
-            armTransactionTimeout(handle: handle) { state in
-                if case .awaiting(_, id, _) = state.request { return true }
-                return false
-            }
+            bearers[handle]!.requestDeadline = (id, timeline.now() + configuration.attTransactionTimeout)
+            armTransactionWatchdog()
         }
         return result
     }
@@ -108,10 +106,8 @@ extension Host {
             }
             bearers[handle]!.indication = .awaiting(id: id, continuation: continuation)
             sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .indication)
-            armTransactionTimeout(handle: handle) { state in
-                if case .awaiting(id, _) = state.indication { return true }
-                return false
-            }
+            bearers[handle]!.indicationDeadline = (id, timeline.now() + configuration.attTransactionTimeout)
+            armTransactionWatchdog()
         }
         try result.get()
     }
@@ -288,20 +284,6 @@ extension Host {
     }
 
     /// §3.3.3: a transaction not completed within 30 s ends the bearer; the link is closed.
-    private func armTransactionTimeout(handle: UInt16, stillPending: @escaping @Sendable (ATTBearerState) -> Bool) {
-        let timeout = configuration.attTransactionTimeout
-        spawn {
-            do { try await self.clock.sleep(for: timeout) } catch { return }
-            await self.transactionTimedOut(handle: handle, stillPending: stillPending)
-        }
-    }
-
-    private func transactionTimedOut(handle: UInt16, stillPending: (ATTBearerState) -> Bool) {
-        guard let bearer = bearers[handle], stillPending(bearer) else { return }
-        failBearer(handle, with: .transactionTimeout)
-        spawn { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
-    }
-
     /// A protocol violation by the peer: fail the bearer and close the link.
     private func violation(_ handle: UInt16, _ what: String) {
         failBearer(handle, with: .protocolViolation(what))
@@ -312,6 +294,11 @@ extension Host {
     /// a timeout (§3.3.3: no further ATT on this bearer) or a violation, nothing more is sent.
     func failBearer(_ handle: UInt16, with error: ATTBearerError) {
         guard let bearer = bearers.removeValue(forKey: handle) else { return }
+        if bearers.isEmpty {
+            // No transaction can be pending: the watchdog's wake-up would find nothing.
+            transactionWatchdog?.cancel()
+            transactionWatchdog = nil
+        }
         if case .awaiting(_, _, let continuation) = bearer.request { continuation.resume(returning: .failure(error)) }
         if case .awaiting(_, let continuation) = bearer.indication { continuation.resume(returning: .failure(error)) }
         for waiter in bearer.requestWaiters + bearer.indicationWaiters + bearer.readinessWaiters { waiter.resume() }

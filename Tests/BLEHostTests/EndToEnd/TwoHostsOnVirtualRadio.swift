@@ -63,8 +63,8 @@ struct TwoHosts: Sendable {
     /// central). The event iterators are handed back for the test to go on reading.
     func connect(
         intervalUnits: UInt16 = 24, eventLengthUnits: UInt16 = 0,
-        peripheralEvents: inout AsyncStream<HostEvent>.Iterator,
-        centralEvents: inout AsyncStream<HostEvent>.Iterator
+        peripheralEvents: inout EventStream<HostEvent>.Iterator,
+        centralEvents: inout EventStream<HostEvent>.Iterator
     ) async throws -> (UInt16, UInt16) {
         try await peripheral.start()
         try await central.start()
@@ -84,7 +84,7 @@ struct TwoHosts: Sendable {
         return (peripheralHandle, centralHandle)
     }
 
-    static func nextConnection(_ events: inout AsyncStream<HostEvent>.Iterator) async throws -> UInt16 {
+    static func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> UInt16 {
         while let event = await events.next() {
             if case .connected(let info) = event { return info.handle }
             if case .connectionFailed(let status) = event {

@@ -72,6 +72,31 @@ struct HostATTBearerTests {
         }
     }
 
+    @Test("§3.3.3 each transaction has its own 30 s: an answered one never times out, a later one fails 30 s after it began")
+    func transactionTimeoutPerTransaction() async throws {
+        try await HostHarness.run { harness in
+            harness.controller.connect()
+            try await harness.settle()
+            let answered = Task(executorPreference: harness.simulation.executor) {
+                try await harness.host.attRequest(.readRequest(.init(handle: 3)), on: 0x0040)
+            }
+            try await harness.settle()
+            harness.controller.injectATT(.readResponse(.init(value: [1])))
+            #expect(try await answered.value == .readResponse(.init(value: [1])))
+            // 20 s later, past nothing: the answered request left no deadline behind.
+            try await harness.simulation.clock.sleep(for: .seconds(20))
+            #expect(harness.events.disconnections.isEmpty)
+            let start = harness.simulation.now
+            await #expect(throws: ATTBearerError.transactionTimeout) {
+                try await harness.host.attRequest(.readRequest(.init(handle: 4)), on: 0x0040)
+            }
+            let waited = start.duration(to: harness.simulation.now)
+            #expect(waited >= .seconds(30) && waited < .seconds(31))
+            try await harness.settle()
+            #expect(harness.controller.opcodes.last == HCI.Disconnect.opcode)
+        }
+    }
+
     @Test("An unsolicited response closes the link (the design's protocol-violation policy)")
     func unsolicitedResponse() async throws {
         try await HostHarness.run { harness in

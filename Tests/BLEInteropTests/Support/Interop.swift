@@ -143,7 +143,7 @@ final class EventLog<Event: Sendable>: Sendable {
     private let events = Mutex<[Event]>([])
     private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(_ stream: AsyncStream<Event>) {
+    init<Events: AsyncSequence<Event, Never> & Sendable>(_ stream: Events) {
         let task = Task { [weak self] in
             for await event in stream { self?.events.withLock { $0.append(event) } }
         }

@@ -110,7 +110,7 @@ struct TwoDevices: Sendable {
 
     /// Collects what `stream` yields during `duration` of virtual time, then calls `stop`.
     func collect<Element: Sendable>(
-        _ stream: AsyncStream<Element>, for duration: Duration, stop: @escaping @Sendable () async -> Void
+        _ stream: EventStream<Element>, for duration: Duration, stop: @escaping @Sendable () async -> Void
     ) async throws -> [Element] {
         let clock = simulation.clock
         let stopper = spawn {

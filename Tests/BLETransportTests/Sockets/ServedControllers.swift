@@ -95,8 +95,16 @@ func first<Element, T>(_ iterator: inout AsyncStream<Element>.Iterator, _ match:
     return nil
 }
 
+/// The same for the host's event stream.
+func first<Element, T>(_ iterator: inout EventStream<Element>.Iterator, _ match: (Element) -> T?) async -> T? {
+    while let element = await iterator.next() {
+        if let value = match(element) { return value }
+    }
+    return nil
+}
+
 /// The handle of the next connection a host reports; throws if it failed or the host stopped.
-func nextConnection(_ events: inout AsyncStream<HostEvent>.Iterator) async throws -> UInt16 {
+func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> UInt16 {
     while let event = await events.next() {
         if case .connected(let info) = event { return info.handle }
         if case .connectionFailed(let status) = event {

@@ -1,0 +1,75 @@
+/// The ATT transaction timeout (Core 5.4 Vol 3 Part F §3.3.3): a request or indication not
+/// answered within 30 s fails, and nothing more is sent on that bearer — the link is closed.
+///
+/// Each transaction records its deadline; one watchdog task per host sleeps until the earliest
+/// and fails what is overdue. A sleeping task per transaction, cancelled by its answer, would
+/// cost several task switches for every round trip.
+extension Host {
+    /// Starts the watchdog unless it runs. Deadlines only grow (one timeout after each start),
+    /// so a running watchdog already wakes no later than the new one.
+    func armTransactionWatchdog() {
+        guard transactionWatchdog == nil, let first = nextTransactionDeadline() else { return }
+        let timeline = self.timeline
+        // The task holds the host until no transaction is pending or the host stops.
+        transactionWatchdog = spawn {
+            var wake = first
+            while true {
+                do { try await timeline.sleep(until: wake) } catch { return }
+                guard let next = await self.expireTransactions() else { return }
+                wake = next
+            }
+        }
+    }
+
+    /// Fails the transactions past their deadline; returns the next deadline, or nil — and the
+    /// watchdog ends — when none is pending.
+    private func expireTransactions() -> Duration? {
+        let now = timeline.now()
+        var overdue: [UInt16] = []
+        for (handle, bearer) in bearers where bearer.pendingDeadlines.contains(where: { $0 <= now }) {
+            overdue.append(handle)
+        }
+        for handle in overdue.sorted() {
+            failBearer(handle, with: .transactionTimeout)
+            spawn { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
+        }
+        let next = nextTransactionDeadline()
+        if next == nil { transactionWatchdog = nil }
+        return next
+    }
+
+    private func nextTransactionDeadline() -> Duration? {
+        bearers.values.lazy.flatMap(\.pendingDeadlines).min()
+    }
+}
+
+extension ATTBearerState {
+    /// The deadlines of the transactions still pending.
+    var pendingDeadlines: [Duration] {
+        var deadlines: [Duration] = []
+        if case .awaiting(_, let id, _) = request, let deadline = requestDeadline, deadline.id == id {
+            deadlines.append(deadline.at)
+        }
+        if case .awaiting(let id, _) = indication, let deadline = indicationDeadline, deadline.id == id {
+            deadlines.append(deadline.at)
+        }
+        return deadlines
+    }
+}
+
+/// A clock's time as the duration since an origin: deadlines become plain values that any
+/// clock — the wall clock, a simulation's virtual one — can sleep until.
+struct HostTimeline: Sendable {
+    private let elapsed: @Sendable () -> Duration
+    private let sleeper: @Sendable (Duration) async throws -> Void
+
+    init<C: Clock<Duration>>(_ clock: C) {
+        let origin = clock.now
+        elapsed = { origin.duration(to: clock.now) }
+        sleeper = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
+    }
+
+    func now() -> Duration { elapsed() }
+
+    func sleep(until deadline: Duration) async throws { try await sleeper(deadline) }
+}
