@@ -18,7 +18,18 @@ extension Host {
     func waitForReadiness(on handle: UInt16) async {
         await withCheckedContinuation { continuation in
             guard bearers[handle] != nil, !acl.isReady(handle) else { return continuation.resume() }
+            if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
             bearers[handle]!.readinessWaiters.append(continuation)
         }
+    }
+
+    /// Asks for one `.readyToSend(handle:)` event when the link has room again, for callers
+    /// on the host's executor that take events in place rather than wait on a task. Returns
+    /// false, asking nothing, when the link has room now or is gone.
+    public func reportReadinessToSend(on handle: UInt16) -> Bool {
+        guard bearers[handle] != nil, !acl.isReady(handle) else { return false }
+        if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
+        bearers[handle]!.readinessReportWanted = true
+        return true
     }
 }

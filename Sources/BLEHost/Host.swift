@@ -97,6 +97,8 @@ public actor Host {
     var earlyACL: [ACLPacket] = []
     var connections: [UInt16: ConnectionInfo] = [:]
     var bearers: [UInt16: ATTBearerState] = [:]
+    /// Bearers with callers waiting for transmit room, so that sending can skip looking.
+    var readinessInterest = 0
     /// Sleeps until the earliest ATT transaction deadline while any transaction is pending.
     var transactionWatchdog: Task<Void, Never>?
     var attServer: (any ATTServerHandler)?

@@ -201,8 +201,10 @@ public actor CentralManager {
                 manager.links[handle]?.assumeIsolated { $0.receivedValue(value, attributeHandle: attributeHandle) }
             }
             return true
-        case .connectionUpdated, .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .readyToSend,
-            .hardwareError, .other:
+        case .readyToSend(let handle):
+            assumeIsolated { manager in manager.links[handle]?.assumeIsolated { $0.becameReady(handle) } }
+            return true
+        case .connectionUpdated, .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .hardwareError, .other:
             return true
         case .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected:
             return false
@@ -225,8 +227,10 @@ public actor CentralManager {
             .indication(let handle, let attributeHandle, let value):
             // Taken here only when queued behind an event still being handled.
             await links[handle]?.receivedValue(value, attributeHandle: attributeHandle)
+        case .readyToSend(let handle):
+            await links[handle]?.becameReady(handle)
         case .connectionUpdated, .encryptionChanged, .longTermKeyRequest,
-            .attMTUChanged, .readyToSend, .hardwareError, .other:
+            .attMTUChanged, .hardwareError, .other:
             return
         }
     }

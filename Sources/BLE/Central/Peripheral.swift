@@ -219,18 +219,14 @@ public actor Peripheral {
         eventListeners.yield(.valueUpdated(snapshot(record), value))
     }
 
-    /// Reports readiness once the link has room again (once per time it was found full).
+    /// Reports readiness once the link has room again (once per time it was found full): the
+    /// host's `.readyToSend` reaches the manager, which hands it to `becameReady` in place.
     private func armReadiness(_ handle: UInt16) {
         guard !readinessArmed else { return }
-        readinessArmed = true
-        let host = stack.host
-        stack.spawn { [weak self] in
-            await host.waitUntilReadyToSend(on: handle)
-            await self?.becameReady(handle)
-        }
+        readinessArmed = stack.inPlace { $0.reportReadinessToSend(on: handle) }
     }
 
-    private func becameReady(_ handle: UInt16) {
+    func becameReady(_ handle: UInt16) {
         guard readinessArmed, link == .connected(handle) else { return }
         readinessArmed = false
         eventListeners.yield(.readyToSendWriteWithoutResponse)

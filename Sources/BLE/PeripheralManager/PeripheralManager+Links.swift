@@ -7,10 +7,13 @@ extension PeripheralManager {
     func startPumps() async {
         // Links coming and going are handled on a task; the events a peripheral manager does
         // not use are dropped in place, without a task resumption each.
-        let hostEvents = OrderedEventPump<HostEvent> { event in
+        let hostEvents = OrderedEventPump<HostEvent> { [weak self] event in
             switch event {
-            case .connected, .disconnected: false
-            default: true
+            case .connected, .disconnected: return false
+            case .readyToSend:
+                self?.assumeIsolated { $0.checkReadiness() }
+                return true
+            default: return true
             }
         }
         // Write Commands go to `writeRequests` in place, and confirmations are dropped in place;
@@ -59,8 +62,10 @@ extension PeripheralManager {
             await linkUp(info)
         case .disconnected(let handle, let reason):
             await linkDown(handle, reason: reason)
+        case .readyToSend:
+            checkReadiness()
         case .advertisingReport, .extendedAdvertisingReport, .connectionFailed, .connectionUpdated,
-            .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .notification, .indication, .readyToSend,
+            .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .notification, .indication,
             .hardwareError, .other:
             return
         }
@@ -135,7 +140,7 @@ extension PeripheralManager {
             centralsGoneWaiters = []
             for waiter in waiters { waiter.resume() }
         }
-        await checkReadiness()
+        checkReadiness()
     }
 
 }

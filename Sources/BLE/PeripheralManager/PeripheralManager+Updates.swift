@@ -71,35 +71,32 @@ extension PeripheralManager {
         return stack.inPlace { $0.canSendWithoutResponse(on: connection) }
     }
 
-    /// Waits for room on `connections`, then reports readiness once.
+    /// Reports readiness once, when every central has room again: the host's `.readyToSend`
+    /// for a full link, and the confirmation of an indication in flight, come back to
+    /// `checkReadiness` in place.
     private func armReadiness(_ connections: [UInt16]) {
         guard !readinessPending else { return }
         readinessPending = true
-        let host = stack.host
         for connection in connections {
-            stack.spawn { [weak self] in
-                await host.waitUntilReadyToSend(on: connection)
-                await self?.checkReadiness()
-            }
+            _ = stack.inPlace { $0.reportReadinessToSend(on: connection) }
         }
     }
 
-    private func indicationEnded(_ connection: UInt16) async {
+    private func indicationEnded(_ connection: UInt16) {
         if let count = indicationsInFlight[connection] {
             indicationsInFlight[connection] = count > 1 ? count - 1 : nil
         }
-        await checkReadiness()
+        checkReadiness()
     }
 
-    /// Reports `.readyToUpdateSubscribers` once every connected central has room.
-    func checkReadiness() async {
+    /// Reports `.readyToUpdateSubscribers` once every connected central has room; a central
+    /// still without room is asked to report it.
+    func checkReadiness() {
         guard readinessPending else { return }
         for connection in centrals.keys.sorted() {
-            guard indicationsInFlight[connection, default: 0] == 0,
-                await stack.host.canSendWithoutResponse(on: connection)
-            else { return }
+            guard indicationsInFlight[connection, default: 0] == 0 else { return }
+            if stack.inPlace({ $0.reportReadinessToSend(on: connection) }) { return }
         }
-        guard readinessPending else { return }
         readinessPending = false
         eventSink.yield(.readyToUpdateSubscribers)
     }

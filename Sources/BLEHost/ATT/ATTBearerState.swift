@@ -34,6 +34,8 @@ struct ATTBearerState {
     var indicationWaiters: [CheckedContinuation<Void, Never>] = []
     /// Callers waiting for transmit room (write without response, notifications).
     var readinessWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Someone on the host's executor asked for `.readyToSend` when room comes back.
+    var readinessReportWanted = false
     var nextTransactionID: UInt64 = 0
     /// When our request and our indication time out (§3.3.3), as time on the host's timeline,
     /// with the transaction they belong to: a deadline whose transaction ended is stale.
@@ -44,4 +46,7 @@ struct ATTBearerState {
         defer { nextTransactionID &+= 1 }
         return nextTransactionID
     }
+
+    /// Someone waits for transmit room on this bearer.
+    var awaitsReadiness: Bool { readinessReportWanted || !readinessWaiters.isEmpty }
 }

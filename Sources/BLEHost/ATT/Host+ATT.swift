@@ -275,9 +275,12 @@ extension Host {
 
     /// Resumes writers waiting for room on links that have it, and reports readiness.
     func wakeReadinessWaiters() {
-        for handle in bearers.keys where acl.isReady(handle) && !bearers[handle]!.readinessWaiters.isEmpty {
+        guard readinessInterest > 0 else { return }
+        for handle in bearers.keys where acl.isReady(handle) && bearers[handle]!.awaitsReadiness {
             let waiters = bearers[handle]!.readinessWaiters
             bearers[handle]!.readinessWaiters = []
+            bearers[handle]!.readinessReportWanted = false
+            readinessInterest -= 1
             for waiter in waiters { waiter.resume() }
             emit(.readyToSend(handle: handle))
         }
@@ -299,6 +302,7 @@ extension Host {
             transactionWatchdog?.cancel()
             transactionWatchdog = nil
         }
+        if bearer.awaitsReadiness { readinessInterest -= 1 }
         if case .awaiting(_, _, let continuation) = bearer.request { continuation.resume(returning: .failure(error)) }
         if case .awaiting(_, let continuation) = bearer.indication { continuation.resume(returning: .failure(error)) }
         for waiter in bearer.requestWaiters + bearer.indicationWaiters + bearer.readinessWaiters { waiter.resume() }

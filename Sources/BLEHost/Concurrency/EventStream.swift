@@ -102,9 +102,11 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
             }
         }
 
+        /// Runs in the caller's isolation too (`nonisolated(nonsending)`), so that an iterator
+        /// driven by hand, `await iterator.next()`, waits there as a `for await` loop does.
         @inlinable
-        public mutating func next() async -> Element? {
-            await next(isolation: nil)
+        public nonisolated(nonsending) mutating func next() async -> Element? {
+            await next(isolation: #isolation)
         }
     }
 
