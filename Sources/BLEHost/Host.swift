@@ -86,12 +86,14 @@ public actor Host {
     private let outgoing: EventStream<H4Packet>.Continuation
     private let outgoingPackets: EventStream<H4Packet>
     /// The transport when it is an in-process pipe, which sends synchronously.
-    private let pipe: PipeTransport?
+    let pipe: PipeTransport?
 
     var runState = RunState.idle
     var commandFlow = CommandFlow()
     var commandTimers: [UInt64: Task<Void, Never>] = [:]
     var acl = ACLScheduler()
+    /// The ACL packets of one `pumpACL` turn (kept to reuse its storage).
+    var aclOutbox: [ACLPacket] = []
     var reassembler = L2CAPReassembler()
     /// ACL data for a handle with no connection yet, held until its LE Connection Complete.
     var earlyACL: [ACLPacket] = []
@@ -148,7 +150,7 @@ public actor Host {
         if let pipe, let delivery = pipe.deliveryExecutor, (delivery as AnyObject) === (executor as AnyObject) {
             // The pipe delivers on this host's executor between its jobs: take packets in place.
             pipe.receiveDirectly { [weak self] packet in
-                self?.assumeIsolated { host in
+                self?.inPlace(passing: packet) { host, packet in
                     guard case .running = host.runState else { return }
                     host.received(packet)
                 }

@@ -36,6 +36,8 @@ public final class PipeTransport: HCITransport {
     public let packets: AsyncThrowingStream<H4Packet, any Error>
     private let continuation: AsyncThrowingStream<H4Packet, any Error>.Continuation
     private let toController: @Sendable (H4Packet) -> Void
+    /// Takes the host's packets as H4 bytes, when the other end reads bytes anyway.
+    private let toControllerWire: (@Sendable ([UInt8]) -> Void)?
     private let isClosed = Atomic<Bool>(false)
     /// The serial executor whose thread calls `deliver`, always between that executor's jobs
     /// (a virtual controller's port: its actions run on the simulation thread); nil when
@@ -51,14 +53,21 @@ public final class PipeTransport: HCITransport {
         init(_ receive: @escaping @Sendable (H4Packet) -> Void) { self.receive = receive }
     }
 
-    /// `toController` receives every packet the host sends, in order, on the sender's task.
+    /// `toController` receives every packet the host sends, in order, on the sender's task;
+    /// `toControllerWire`, when given, receives those sent with `sendNow(wire:)` as the bytes
+    /// of their H4 encoding (packet indicator first).
     public init(
-        deliveryExecutor: (any SerialExecutor)? = nil, toController: @escaping @Sendable (H4Packet) -> Void
+        deliveryExecutor: (any SerialExecutor)? = nil, toController: @escaping @Sendable (H4Packet) -> Void,
+        toControllerWire: (@Sendable ([UInt8]) -> Void)? = nil
     ) {
         (packets, continuation) = AsyncThrowingStream.makeStream(of: H4Packet.self, throwing: (any Error).self)
         self.deliveryExecutor = deliveryExecutor
         self.toController = toController
+        self.toControllerWire = toControllerWire
     }
+
+    /// Whether `sendNow(wire:)` hands the bytes on as they are (no decoding on the way).
+    public var takesWireBytes: Bool { toControllerWire != nil }
 
     /// Hands every later packet to `receiver`, on the delivering thread, instead of to
     /// `packets`: a host running on `deliveryExecutor` takes each one in place, without a
@@ -77,6 +86,17 @@ public final class PipeTransport: HCITransport {
     public func sendNow(_ packet: H4Packet) throws(HCITransportError) {
         guard !isClosed.load(ordering: .acquiring) else { throw .closed }
         toController(packet)
+    }
+
+    /// Sends one packet given as its H4 bytes (packet indicator, then the HCI packet): an
+    /// in-process controller that parses bytes anyway takes them without a re-encoding.
+    public func sendNow(wire bytes: [UInt8]) throws(HCITransportError) {
+        guard !isClosed.load(ordering: .acquiring) else { throw .closed }
+        if let toControllerWire { return toControllerWire(bytes) }
+        guard let indicator = bytes.first, let type = H4PacketType(rawValue: indicator) else {
+            throw .malformedStream("not an H4 packet")
+        }
+        toController(H4Packet(type: type, payload: bytes[1...]))
     }
 
     /// A packet from the controller to the host.

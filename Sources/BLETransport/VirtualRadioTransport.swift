@@ -7,9 +7,9 @@ extension PipeTransport {
     /// a wire (Core 5.4 Vol 4 Part A §2).
     public static func attached(to port: VirtualControllerPort) -> PipeTransport {
         // The controller delivers from simulation actions, between the simulation's jobs.
-        let transport = PipeTransport(deliveryExecutor: port.simulation.executor) { packet in
-            port.send(packet.encoded)
-        }
+        let transport = PipeTransport(
+            deliveryExecutor: port.simulation.executor, toController: { packet in port.send(packet.encoded) },
+            toControllerWire: { bytes in port.send(bytes) })
         port.setReceiver { bytes in
             do {
                 transport.deliver(try H4Packet(decoding: bytes))

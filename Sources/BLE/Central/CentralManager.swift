@@ -197,12 +197,17 @@ public actor CentralManager {
         switch event {
         case .notification(let handle, let attributeHandle, let value),
             .indication(let handle, let attributeHandle, let value):
-            assumeIsolated { manager in
-                manager.links[handle]?.assumeIsolated { $0.receivedValue(value, attributeHandle: attributeHandle) }
+            // Inputs are passed, not captured: no closure context is boxed per value.
+            inPlace(passing: (handle, attributeHandle, value)) { manager, event in
+                manager.links[event.0]?.inPlace(passing: (event.1, event.2)) {
+                    $0.receivedValue($1.1, attributeHandle: $1.0)
+                }
             }
             return true
         case .readyToSend(let handle):
-            assumeIsolated { manager in manager.links[handle]?.assumeIsolated { $0.becameReady(handle) } }
+            inPlace(passing: handle) { manager, handle in
+                manager.links[handle]?.inPlace(passing: handle) { $0.becameReady($1) }
+            }
             return true
         case .connectionUpdated, .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .hardwareError, .other:
             return true

@@ -84,7 +84,7 @@ extension Peripheral {
             // host's executor); without, the client's procedure waits for room.
             let command = ATT.WriteCommand(handle: handle, value: data[...]).pdu
             if case .connected(let connection) = link {
-                switch stack.inPlace({ $0.attCommandIfReady(command, on: connection) }) {
+                switch stack.inPlace(passing: (command, connection), { $0.attCommandIfReady($1.0, on: $1.1) }) {
                 case .success(true): return
                 case .success(false): break
                 case .failure(let error): throw BLEError(GATTError.bearer(error))

@@ -90,7 +90,7 @@ public actor Peripheral {
         get async {
             guard case .connected(let handle) = link else { return 23 }
             // The peripheral runs on its host's executor: asked in place, no task switch.
-            return stack.inPlace { $0.attMTU(on: handle) }
+            return stack.inPlace(passing: handle) { $0.attMTU(on: $1) }
         }
     }
 
@@ -108,7 +108,7 @@ public actor Peripheral {
     public var canSendWriteWithoutResponse: Bool {
         get async {
             guard case .connected(let handle) = link else { return false }
-            let ready = stack.inPlace { $0.canSendWithoutResponse(on: handle) }
+            let ready = stack.inPlace(passing: handle) { $0.canSendWithoutResponse(on: $1) }
             if !ready { armReadiness(handle) }
             return ready
         }
@@ -223,7 +223,7 @@ public actor Peripheral {
     /// host's `.readyToSend` reaches the manager, which hands it to `becameReady` in place.
     private func armReadiness(_ handle: UInt16) {
         guard !readinessArmed else { return }
-        readinessArmed = stack.inPlace { $0.reportReadinessToSend(on: handle) }
+        readinessArmed = stack.inPlace(passing: handle) { $0.reportReadinessToSend(on: $1) }
     }
 
     func becameReady(_ handle: UInt16) {

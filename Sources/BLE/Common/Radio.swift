@@ -116,7 +116,7 @@ final class OwnedThread: Sendable {
 extension HostStack {
     /// Runs `body` on the host in place, without a task switch. Only for code already on the
     /// host's executor — the managers and peripherals, which share it; it traps otherwise.
-    func inPlace<T: Sendable>(_ body: (isolated Host) -> T) -> T {
-        host.assumeIsolated(body)
+    func inPlace<Input, T>(passing input: Input, _ body: (isolated Host, Input) -> T) -> T {
+        host.inPlace(passing: input, body)
     }
 }

@@ -11,7 +11,7 @@ extension PeripheralManager {
             switch event {
             case .connected, .disconnected: return false
             case .readyToSend:
-                self?.assumeIsolated { $0.checkReadiness() }
+                self?.inPlace(passing: ()) { manager, _ in manager.checkReadiness() }
                 return true
             default: return true
             }
@@ -20,7 +20,7 @@ extension PeripheralManager {
         // subscription changes, and anything behind an event still being handled, keep their
         // order on a task. The manager shares the host's executor, where the server reports.
         let serverEvents = OrderedEventPump<GATTServerEvent> { [weak self] event in
-            self?.assumeIsolated { $0.takeInPlace(event) } ?? true
+            self?.inPlace(passing: event) { $0.takeInPlace($1) } ?? true
         }
         server.observeEvents { serverEvents.offer($0) }
         await stack.host.observeEvents { event in

@@ -38,7 +38,7 @@ extension PeripheralManager {
         // The manager runs on its host's executor: the host is asked in place, without a task
         // switch per value.
         for target in targets {
-            let maximum = stack.inPlace { $0.attMTU(on: target.connection) } - 3
+            let maximum = stack.inPlace(passing: target.connection) { $0.attMTU(on: $1) } - 3
             guard value.count <= maximum else { throw .valueTooLong(length: value.count, maximum: maximum) }
         }
         if case .stored = definition.value {
@@ -68,7 +68,7 @@ extension PeripheralManager {
     /// Whether a central can take an update now.
     private func isReady(_ connection: UInt16, indicate: Bool) -> Bool {
         if indicate { return indicationsInFlight[connection, default: 0] == 0 }
-        return stack.inPlace { $0.canSendWithoutResponse(on: connection) }
+        return stack.inPlace(passing: connection) { $0.canSendWithoutResponse(on: $1) }
     }
 
     /// Reports readiness once, when every central has room again: the host's `.readyToSend`
@@ -78,7 +78,7 @@ extension PeripheralManager {
         guard !readinessPending else { return }
         readinessPending = true
         for connection in connections {
-            _ = stack.inPlace { $0.reportReadinessToSend(on: connection) }
+            _ = stack.inPlace(passing: connection) { $0.reportReadinessToSend(on: $1) }
         }
     }
 
@@ -95,7 +95,7 @@ extension PeripheralManager {
         guard readinessPending else { return }
         for connection in centrals.keys.sorted() {
             guard indicationsInFlight[connection, default: 0] == 0 else { return }
-            if stack.inPlace({ $0.reportReadinessToSend(on: connection) }) { return }
+            if stack.inPlace(passing: connection, { $0.reportReadinessToSend(on: $1) }) { return }
         }
         readinessPending = false
         eventSink.yield(.readyToUpdateSubscribers)

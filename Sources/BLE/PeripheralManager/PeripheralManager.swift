@@ -187,7 +187,7 @@ public actor PeripheralManager {
     /// A snapshot of the central on `handle`.
     func central(_ handle: UInt16) -> Central {
         // On the host's executor: asked in place, without a task switch per request.
-        let mtu = stack.inPlace { $0.attMTU(on: handle) }
+        let mtu = stack.inPlace(passing: handle) { $0.attMTU(on: $1) }
         // A link already gone while a request was built gets the identifier of no real device.
         let identifier = centralIdentifiers[handle] ?? LEAddress(.zero, type: .public).peerIdentifier
         return Central(identifier: identifier, maximumUpdateValueLength: mtu - 3, connection: handle)

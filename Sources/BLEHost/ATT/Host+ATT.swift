@@ -25,11 +25,12 @@ extension Host {
             }
         }
         guard bearers[handle] != nil else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
-        let bytes = pdu.encoded
-        let mtu = bearers[handle]!.mtu
-        guard bytes.count <= mtu else {
+        let frame: [UInt8]
+        switch Self.attFrame(pdu, mtu: bearers[handle]!.mtu) {
+        case .success(let encoded): frame = encoded
+        case .failure(let error):
             wakeNextRequestWaiter(handle)
-            return .failure(.pduTooLong(length: bytes.count, mtu: mtu))
+            return .failure(error)
         }
         let id = bearers[handle]!.makeTransactionID()
         let result = await withCheckedContinuation { (continuation: ATTBearerState.ResponseContinuation) in
@@ -37,7 +38,7 @@ extension Host {
                 return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
             }
             bearers[handle]!.request = .awaiting(opcode: pdu.opcode, id: id, continuation: continuation)
-            sendL2CAP(bytes, channel: .att, on: handle, priority: .request)
+            sendL2CAPFrame(frame, on: handle, priority: .request)
             bearers[handle]!.requestDeadline = (id, timeline.now() + configuration.attTransactionTimeout)
             armTransactionWatchdog()
         }
@@ -118,10 +119,13 @@ extension Host {
     public func attCommandIfReady(_ pdu: ATTPDU, on handle: UInt16) -> Result<Bool, ATTBearerError> {
         guard bearers[handle] == nil || acl.isReady(handle) else { return .success(false) }
         guard let bearer = bearers[handle] else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
-        let bytes = pdu.encoded
-        guard bytes.count <= bearer.mtu else { return .failure(.pduTooLong(length: bytes.count, mtu: bearer.mtu)) }
-        sendL2CAP(bytes, channel: .att, on: handle, priority: .command)
-        return .success(true)
+        switch Self.attFrame(pdu, mtu: bearer.mtu) {
+        case .success(let frame):
+            sendL2CAPFrame(frame, on: handle, priority: .command)
+            return .success(true)
+        case .failure(let error):
+            return .failure(error)
+        }
     }
 
     private func sendUnacknowledged(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) {
@@ -129,9 +133,7 @@ extension Host {
             await waitForReadiness(on: handle)
         }
         guard let bearer = bearers[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
-        let bytes = pdu.encoded
-        guard bytes.count <= bearer.mtu else { throw .pduTooLong(length: bytes.count, mtu: bearer.mtu) }
-        sendL2CAP(bytes, channel: .att, on: handle, priority: .command)
+        sendL2CAPFrame(try Self.attFrame(pdu, mtu: bearer.mtu).get(), on: handle, priority: .command)
     }
 
     // MARK: Receiving
@@ -257,7 +259,11 @@ extension Host {
     // MARK: Plumbing
 
     private func respond(_ pdu: ATTPDU, on handle: UInt16) {
-        sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
+        // The server builds answers within the MTU; the frame is sized for it.
+        switch Self.attFrame(pdu, mtu: bearers[handle]?.mtu ?? 23) {
+        case .success(let frame): sendL2CAPFrame(frame, on: handle, priority: .response)
+        case .failure: sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
+        }
     }
 
     private func setMTU(_ mtu: Int, on handle: UInt16, notifyServer: Bool = true) {

@@ -24,7 +24,7 @@ struct ACLScheduler {
         /// Fragments of the PDU being sent, when it did not fit the credits of its turn.
         var current: Deque<ACLPacket> = []
         var inFlight = 0
-        var isEmpty: Bool { current.isEmpty && queues.allSatisfy(\.isEmpty) }
+        var isEmpty: Bool { current.isEmpty && queues.allSatisfy { $0.isEmpty } }
         var queuedCommands: Int { queues[Priority.command.rawValue].count }
     }
 
@@ -90,6 +90,12 @@ struct ACLScheduler {
     /// ACL packets to send now, as many as the credits allow, round-robin by whole PDU.
     mutating func nextPackets() -> [ACLPacket] {
         var packets: [ACLPacket] = []
+        nextPackets(into: &packets)
+        return packets
+    }
+
+    /// The same, appended to `packets` (a caller's reused buffer).
+    mutating func nextPackets(into packets: inout [ACLPacket]) {
         while credits > 0, let handle = turn.first {
             // The link is changed in place in the dictionary: a copy would copy its queues.
             guard let index = links.index(forKey: handle) else {
@@ -106,7 +112,6 @@ struct ACLScheduler {
                 turn.append(handle)
             }
         }
-        return packets
     }
 
     /// One link's turn: the fragments of its current PDU (or of the next, by priority) that
@@ -115,6 +120,13 @@ struct ACLScheduler {
         _ link: inout Link, handle: UInt16, bufferSize: Int, credits: inout Int, into packets: inout [ACLPacket]
     ) -> (unfinished: Bool, hasMore: Bool) {
         if link.current.isEmpty, let pdu = popHighest(&link) {
+            if pdu.count <= bufferSize {
+                // One buffer holds it (the usual case): no fragments to keep.
+                packets.append(ACLPacket(handle: handle, packetBoundary: .firstNonFlushable, data: pdu[...]))
+                link.inFlight += 1
+                credits -= 1
+                return (false, !link.isEmpty)
+            }
             let fragmenter = L2CAPFragmenter(maximumDataLength: bufferSize, firstBoundary: .firstNonFlushable)
             link.current = Deque(fragmenter.fragments(of: pdu[...], handle: handle))
         }

@@ -5,15 +5,46 @@ extension Host {
     func sendL2CAP(_ payload: [UInt8], channel: L2CAPChannelID, on handle: UInt16, priority: ACLScheduler.Priority) {
         var writer = ByteWriter(capacity: payload.count + 4)
         L2CAPBasicFrame(channelID: channel, payload: payload[...]).encode(into: &writer)
-        acl.enqueue(writer.bytes, on: handle, priority: priority)
+        sendL2CAPFrame(writer.bytes, on: handle, priority: priority)
+    }
+
+    /// Queues a basic frame already encoded (header included).
+    func sendL2CAPFrame(_ frame: [UInt8], on handle: UInt16, priority: ACLScheduler.Priority) {
+        acl.enqueue(frame, on: handle, priority: priority)
         pumpACL()
+    }
+
+    /// `pdu` as a basic frame on the ATT channel (Vol 3 Part A §3.1), encoded in one buffer
+    /// behind its header; nil, with the PDU's length, when it is longer than `mtu` (Vol 3
+    /// Part F §3.2.8).
+    static func attFrame(_ pdu: ATTPDU, mtu: Int) -> Result<[UInt8], ATTBearerError> {
+        var writer = ByteWriter(capacity: 4 + mtu)
+        writer.u16(0)
+        writer.u16(L2CAPChannelID.att.rawValue)
+        pdu.encode(into: &writer)
+        let length = writer.count - 4
+        guard length <= mtu else { return .failure(.pduTooLong(length: length, mtu: mtu)) }
+        writer.bytes[0] = UInt8(truncatingIfNeeded: length)
+        writer.bytes[1] = UInt8(truncatingIfNeeded: length >> 8)
+        return .success(writer.bytes)
     }
 
     /// Sends the ACL packets the controller's buffers allow, and tells waiters about room.
     func pumpACL() {
-        for packet in acl.nextPackets() {
-            transmit(H4Packet(acl: packet))
+        acl.nextPackets(into: &aclOutbox)
+        guard !aclOutbox.isEmpty else { return wakeReadinessWaiters() }
+        for packet in aclOutbox {
+            if let pipe, pipe.takesWireBytes {
+                // The pipe takes H4 bytes as they go on a wire: built here in one buffer.
+                var writer = ByteWriter(capacity: 5 + packet.data.count)
+                writer.u8(H4PacketType.acl.rawValue)
+                packet.encode(into: &writer)
+                try? pipe.sendNow(wire: writer.bytes)
+            } else {
+                transmit(H4Packet(acl: packet))
+            }
         }
+        aclOutbox.removeAll(keepingCapacity: true)
         wakeReadinessWaiters()
     }
 
