@@ -211,9 +211,13 @@ public actor Peripheral {
         if attributeHandle == serviceChangedHandle, let changed = try? ServiceChanged(value: value) {
             return servicesChanged(changed.affectedRange)
         }
-        guard case let (start, index)? = characteristicPosition(valueHandle: attributeHandle) else { return }
-        serviceRecords[start]?.characteristics?[index].value = value
-        valueListeners[attributeHandle]?.yield(value)
+        guard case let (start, index)? = characteristicPosition(valueHandle: attributeHandle),
+            let slot = serviceRecords.index(forKey: start)
+        else { return }
+        // Through the values' index, the record is changed in place; `serviceRecords[start]?…`
+        // copied its characteristics for every value.
+        serviceRecords.values[slot].characteristics?[index].value = value
+        if valueListeners[attributeHandle]?.offer(value) == true { valueListeners[attributeHandle]?.dropEnded() }
         // The snapshot costs more than the value's trip: build it only for a listener.
         guard !eventListeners.isEmpty, let record = serviceRecords[start]?.characteristics?[index] else { return }
         eventListeners.yield(.valueUpdated(snapshot(record), value))

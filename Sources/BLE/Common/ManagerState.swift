@@ -48,10 +48,20 @@ struct Subscribers<Element: Sendable> {
     }
 
     mutating func yield(_ element: Element) {
-        continuations.removeAll { continuation in
-            if case .terminated = continuation.yield(element) { return true }
-            return false
-        }
+        if offer(element) { dropEnded() }
+    }
+
+    /// Hands `element` to every stream without changing the list (no copy of it when the
+    /// subscribers sit in a dictionary); true when a listener has gone — `dropEnded()` then.
+    func offer(_ element: Element) -> Bool {
+        var ended = false
+        for continuation in continuations where continuation.yield(element) == .terminated { ended = true }
+        return ended
+    }
+
+    /// Drops the streams whose listener went away.
+    mutating func dropEnded() {
+        continuations.removeAll { $0.isTerminated }
     }
 
     /// Ends every stream.

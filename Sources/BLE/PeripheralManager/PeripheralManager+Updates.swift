@@ -27,42 +27,68 @@ extension PeripheralManager {
         }
         let valueHandle = characteristic.handle
         let wanted = only.map { Set($0.map(\.connection)) }
-        var targets: [(connection: UInt16, indicate: Bool)] = []
-        for connection in subscriptions.keys.sorted() {
-            guard let subscription = subscriptions[connection]?[valueHandle],
-                wanted?.contains(connection) ?? true
-            else { continue }
-            targets.append((connection, !subscription.notifications))
+        // Three passes over the targets — check every MTU, then every queue, then send — so
+        // that nothing goes out unless it can go to all of them.
+        var tooLong: Int?
+        forEachTarget(of: valueHandle, among: wanted) { connection, _ in
+            let maximum = stack.inPlace(passing: connection) { $0.attMTU(on: $1) } - 3
+            if value.count > maximum { tooLong = maximum }
         }
-        let host = stack.host
-        // The manager runs on its host's executor: the host is asked in place, without a task
-        // switch per value.
-        for target in targets {
-            let maximum = stack.inPlace(passing: target.connection) { $0.attMTU(on: $1) } - 3
-            guard value.count <= maximum else { throw .valueTooLong(length: value.count, maximum: maximum) }
-        }
+        if let tooLong { throw .valueTooLong(length: value.count, maximum: tooLong) }
         if case .stored = definition.value {
             server.withServer { server in _ = try? server.setValue(value, forAttributeAt: valueHandle) }
         }
-        for target in targets {
-            guard isReady(target.connection, indicate: target.indicate) else {
-                armReadiness(targets.map(\.connection))
-                return false
-            }
+        var waiting: [UInt16] = []
+        forEachTarget(of: valueHandle, among: wanted) { connection, indicate in
+            if !isReady(connection, indicate: indicate) { waiting.append(connection) }
         }
-        for target in targets {
-            if target.indicate {
-                indicationsInFlight[target.connection, default: 0] += 1
-                let connection = target.connection
-                stack.spawn { [weak self] in
-                    try? await host.indicate(value, attributeHandle: valueHandle, on: connection)
-                    await self?.indicationEnded(connection)
-                }
-            } else {
-                try? await host.notify(value, attributeHandle: valueHandle, on: target.connection)
-            }
+        guard waiting.isEmpty else {
+            armReadiness(waiting)
+            return false
+        }
+        forEachTarget(of: valueHandle, among: wanted) { connection, indicate in
+            send(value, of: valueHandle, to: connection, indicate: indicate)
         }
         return true
+    }
+
+    /// Calls `body` with each central subscribed to `valueHandle` (of those in `wanted`), in
+    /// handle order, and whether it gets an indication (it enabled only indications). One
+    /// central, the usual case, needs no sorted list.
+    private func forEachTarget(
+        of valueHandle: UInt16, among wanted: Set<UInt16>?, _ body: (UInt16, Bool) -> Void
+    ) {
+        func visit(_ connection: UInt16) {
+            guard let subscription = subscriptions[connection]?[valueHandle],
+                wanted?.contains(connection) ?? true
+            else { return }
+            body(connection, !subscription.notifications)
+        }
+        if subscriptions.count == 1, let connection = subscriptions.keys.first {
+            visit(connection)
+        } else {
+            for connection in subscriptions.keys.sorted() { visit(connection) }
+        }
+    }
+
+    /// Sends one update the central has room for: a notification in place, or an indication
+    /// on a task that waits for its confirmation.
+    private func send(_ value: [UInt8], of valueHandle: UInt16, to connection: UInt16, indicate: Bool) {
+        let host = stack.host
+        if indicate {
+            indicationsInFlight[connection, default: 0] += 1
+            stack.spawn { [weak self] in
+                try? await host.indicate(value, attributeHandle: valueHandle, on: connection)
+                await self?.indicationEnded(connection)
+            }
+            return
+        }
+        let notification = ATTPDU.handleValueNotification(.init(handle: valueHandle, value: value[...]))
+        let sent = stack.inPlace(passing: (notification, connection)) { $0.attCommandIfReady($1.0, on: $1.1) }
+        if case .success(false) = sent {
+            // Room was checked above; should the queue be full after all, wait for it.
+            stack.spawn { try? await host.notify(value, attributeHandle: valueHandle, on: connection) }
+        }
     }
 
     /// Whether a central can take an update now.

@@ -63,6 +63,11 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
             storage.yield(element)
         }
 
+        /// Whether the stream has ended (finished, or its consumer gone): yields are dropped.
+        public var isTerminated: Bool {
+            storage.state.withLock { $0.ending != nil }
+        }
+
         /// Ends the stream: the consumer reads what is buffered, then the end.
         public func finish() {
             storage.end(.finished)

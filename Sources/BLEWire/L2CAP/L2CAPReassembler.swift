@@ -40,7 +40,7 @@ public enum L2CAPReassemblyError: Error, Sendable, Hashable, CustomStringConvert
 }
 
 /// What one ACL fragment did to the reassembly (Core 5.4 Vol 3 Part A §7.2).
-public indirect enum L2CAPReassemblyResult: Sendable, Hashable {
+public enum L2CAPReassemblyResult: Sendable, Hashable {
     /// The fragment completed a PDU.
     case frame(L2CAPBasicFrame)
     /// The fragment was buffered; the PDU needs more.
@@ -49,8 +49,9 @@ public indirect enum L2CAPReassemblyResult: Sendable, Hashable {
     case dropped(L2CAPReassemblyError)
     /// A start fragment arrived while a PDU on its handle was incomplete: that PDU was
     /// discarded (`discarded` is `.incompletePDUDiscarded`) and the start fragment was then
-    /// processed as usual, with the outcome `then` (never itself `.restarted`).
-    case restarted(discarded: L2CAPReassemblyError, then: L2CAPReassemblyResult)
+    /// processed as usual, with the outcome `then` (never itself `.restarted`). Only this case
+    /// is boxed: a boxed enum would allocate for every frame.
+    indirect case restarted(discarded: L2CAPReassemblyError, then: L2CAPReassemblyResult)
 
     /// The completed PDU, if this fragment completed one.
     public var frame: L2CAPBasicFrame? {
