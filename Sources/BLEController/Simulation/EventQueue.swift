@@ -8,12 +8,15 @@
 public final class EventQueue {
     /// Identifies a scheduled action, for cancelling it.
     public struct Token: Hashable, Sendable {
+        fileprivate let slot: Int32
         fileprivate let sequence: UInt64
     }
 
     private struct Entry {
         let time: VirtualInstant
         let sequence: UInt64
+        /// Where the entry's liveness is kept (`occupants`).
+        let slot: Int32
         let action: () -> Void
     }
 
@@ -21,15 +24,19 @@ public final class EventQueue {
     public private(set) var now: VirtualInstant = .zero
     private var heap: [Entry] = []
     private var nextSequence: UInt64 = 0
-    /// Scheduled actions not yet run nor cancelled.
-    private var live: Set<UInt64> = []
-    /// Cancelled actions still in the heap (skipped when they surface).
-    private var cancelled: Set<UInt64> = []
+    // Cancellation without hashing: each entry in the heap holds a slot, and `occupants[slot]`
+    // is the sequence of the live action in it, or `vacant` once that action was cancelled. A
+    // slot is reused only after its entry left the heap, so a token of an action that ran or was
+    // cancelled never matches its slot's occupant again (sequences are never reused).
+    private var occupants: [UInt64] = []
+    private var freeSlots: [Int32] = []
+    private static let vacant = UInt64.max
+    private var livingCount = 0
 
     public init() {}
 
     /// Number of pending (not cancelled) actions.
-    public var pendingCount: Int { live.count }
+    public var pendingCount: Int { livingCount }
 
     /// The time of the earliest pending action, or nil when nothing is scheduled.
     public var nextTime: VirtualInstant? {
@@ -42,9 +49,17 @@ public final class EventQueue {
     public func schedule(at time: VirtualInstant, _ action: @escaping () -> Void) -> Token {
         let sequence = nextSequence
         nextSequence &+= 1
-        push(Entry(time: max(time, now), sequence: sequence, action: action))
-        live.insert(sequence)
-        return Token(sequence: sequence)
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            occupants[Int(free)] = sequence
+        } else {
+            slot = Int32(occupants.count)
+            occupants.append(sequence)
+        }
+        push(Entry(time: max(time, now), sequence: sequence, slot: slot, action: action))
+        livingCount += 1
+        return Token(slot: slot, sequence: sequence)
     }
 
     /// Schedules `action` after `delay` from now.
@@ -55,7 +70,10 @@ public final class EventQueue {
 
     /// Cancels a pending action; cancelling one that already ran or was cancelled does nothing.
     public func cancel(_ token: Token) {
-        if live.remove(token.sequence) != nil { cancelled.insert(token.sequence) }
+        let slot = Int(token.slot)
+        guard slot < occupants.count, occupants[slot] == token.sequence else { return }
+        occupants[slot] = Self.vacant
+        livingCount -= 1
     }
 
     /// Runs the earliest pending action, advancing `now` to its time. Returns false when
@@ -63,8 +81,10 @@ public final class EventQueue {
     @discardableResult
     public func runNext() -> Bool {
         while let entry = popMin() {
-            if cancelled.remove(entry.sequence) != nil { continue }
-            live.remove(entry.sequence)
+            let live = occupants[Int(entry.slot)] == entry.sequence
+            release(entry.slot)
+            guard live else { continue }
+            livingCount -= 1
             now = entry.time
             entry.action()
             return true
@@ -89,10 +109,18 @@ public final class EventQueue {
         return count
     }
 
+    /// Frees the slot of an entry that left the heap.
+    private func release(_ slot: Int32) {
+        occupants[Int(slot)] = Self.vacant
+        freeSlots.append(slot)
+    }
+
     // MARK: Binary heap ordered by (time, sequence)
 
     private func dropCancelledHead() {
-        while !cancelled.isEmpty, !heap.isEmpty, cancelled.remove(heap[0].sequence) != nil {
+        // Fields read in place: copying the entry out would retain and release its action.
+        while !heap.isEmpty, occupants[Int(heap[0].slot)] != heap[0].sequence {
+            release(heap[0].slot)
             _ = popMin()
         }
     }
