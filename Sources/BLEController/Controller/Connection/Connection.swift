@@ -32,6 +32,8 @@ final class ConnectionLink {
     var eventToken: EventQueue.Token?
     /// The central skipped the previous connection event to share its radio (`RadioSharing`).
     var skippedLastEvent = false
+    /// Acts on each connection event's outcome at its instants; reused from event to event.
+    var delivery = ConnectionEventDelivery()
 
     init(
         accessAddress: UInt32, centralRadio: AirRadioID, timing: ConnectionTimingParameters,
