@@ -74,7 +74,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     // jobs and actions it runs); everything shared across threads is inside `state`'s Mutex.
     private struct State {
         var jobs: [UnownedJob] = []
-        var actions: [@Sendable (EventQueue) -> Void] = []
+        var actions: [SubmittedAction] = []
         var started = false
         var stopped = false
         /// `Simulation.run` calls under way; time advances only while this is positive.
@@ -88,7 +88,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     private let simulationThread = Atomic<UInt>(0)
     /// Jobs and actions queued from the simulation thread itself; touched only there.
     private var localJobs: [UnownedJob] = []
-    private var localActions: [@Sendable (EventQueue) -> Void] = []
+    private var localActions: [SubmittedAction] = []
     private let pacing: Simulation.Pacing
     private let isPaced: Bool
     /// The event queue; owned by the simulation thread.
@@ -163,10 +163,10 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
 
     func submit(_ action: @escaping @Sendable (EventQueue) -> Void) {
         if isOnSimulationThread {
-            localActions.append(action)
+            localActions.append(SubmittedAction(run: action))
             return
         }
-        state.withLock { $0.actions.append(action) }
+        state.withLock { $0.actions.append(SubmittedAction(run: action)) }
         signal()
     }
 
@@ -210,7 +210,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         simulationThread.store(Self.currentThreadID, ordering: .releasing)
         let wallStart = ContinuousClock.now
         var jobs: [UnownedJob] = []
-        var actions: [@Sendable (EventQueue) -> Void] = []
+        var actions: [SubmittedAction] = []
         while true {
             // This round's work: what other threads queued, then what this thread queued, each
             // in order. The buffers are swapped, not copied, so a busy loop allocates nothing.
@@ -232,7 +232,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
                 // One relaxed add per batch: the counters cost nothing per job.
                 jobsRun.wrappingAdd(jobs.count, ordering: .relaxed)
                 actionsRun.wrappingAdd(actions.count, ordering: .relaxed)
-                for action in actions { action(queue) }
+                for action in actions { action.run(queue) }
                 for job in jobs {
                     job.runSynchronously(
                         isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
@@ -277,6 +277,13 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
             wakeUp.wait()
         }
     }
+}
+
+/// An action submitted to the simulation thread. Wrapped in a struct because an array of bare
+/// closures stores them in the most general form, which costs a thunk — an allocation — for
+/// every one appended.
+private struct SubmittedAction {
+    let run: @Sendable (EventQueue) -> Void
 }
 
 /// A `Clock` on a simulation's virtual time (Core timers — ATT 30 s, supervision, backoff — read
