@@ -47,7 +47,12 @@ public final class VirtualAir {
     /// The discrete-event queue every radio on this air schedules on.
     public let queue: EventQueue
     /// How distance turns into RSSI and range; changes apply to the next packet.
-    public var propagation: PropagationModel
+    public var propagation: PropagationModel {
+        didSet { geometryVersion &+= 1 }
+    }
+    /// Changes whenever an RSSI `rssi(from:to:txPower:)` returned may no longer hold (a radio
+    /// moved, the propagation model changed), for those who keep one.
+    private(set) var geometryVersion = 0
 
     private var random: any RandomNumberGenerator
     private var radios: [AirRadioID: Weak] = [:]
@@ -102,6 +107,7 @@ public final class VirtualAir {
     public func move(_ radio: AirRadioID, to position: AirPosition) {
         guard positions[radio] != nil else { return }
         positions[radio] = position
+        geometryVersion &+= 1
     }
 
     // MARK: Link quality

@@ -194,28 +194,22 @@ extension VirtualController {
         // event's steps are still running (they end by that event's end, before this anchor).
         if link.delivery.isDelivering { link.delivery = ConnectionEventDelivery() }
         let delivery = link.delivery
-        // The event is planned at once, so nothing moves during it: the RSSI each way is worked
-        // out at its first packet (path loss is not cheap), and each packet only draws its loss.
-        var rssiAtPeripheral: Int8??
-        var rssiAtCentral: Int8??
+        // Nothing moves during the event, which is planned at once: each packet only draws its
+        // loss, with the RSSI each way worked out before.
+        let rssi = linkRSSI(link, centralPower: centralPower, peripheralPower: peripheralPower)
         // A local function called directly, with the medium as a closure literal: nothing here
         // escapes, so no closure context is allocated per event.
         func exchangePackets(peripheralQueue: inout LinkTransmitQueue) {
             exchange.run(
                 setup, central: &central.transmit, peripheral: &peripheralQueue, into: &delivery.outcome
             ) { [air] sender, _ in
-                guard let peripheralRadio = link.peripheralRadio else { return nil }
+                guard let rssi else { return nil }
+                let (centralRadio, peripheralRadio) = (link.centralRadio, rssi.peripheralRadio)
                 switch sender {
                 case .central:
-                    let rssi =
-                        rssiAtPeripheral ?? air.rssi(from: link.centralRadio, to: peripheralRadio, txPower: centralPower)
-                    rssiAtPeripheral = rssi
-                    return air.sampleReception(rssi: rssi, from: link.centralRadio, to: peripheralRadio)
+                    return air.sampleReception(rssi: rssi.atPeripheral, from: centralRadio, to: peripheralRadio)
                 case .peripheral:
-                    let rssi =
-                        rssiAtCentral ?? air.rssi(from: peripheralRadio, to: link.centralRadio, txPower: peripheralPower)
-                    rssiAtCentral = rssi
-                    return air.sampleReception(rssi: rssi, from: peripheralRadio, to: link.centralRadio)
+                    return air.sampleReception(rssi: rssi.atCentral, from: peripheralRadio, to: centralRadio)
                 }
             }
         }
@@ -243,6 +237,25 @@ extension VirtualController {
         } else {
             scheduleConnectionEvent(link)
         }
+    }
+
+    /// The RSSI at both ends of `link` (nil while it has no peripheral radio): kept from the
+    /// last event while nothing it depends on changed, as path loss is not cheap to work out.
+    private func linkRSSI(_ link: ConnectionLink, centralPower: Int8, peripheralPower: Int8) -> LinkRSSI? {
+        guard let peripheralRadio = link.peripheralRadio else { return nil }
+        if let known = link.rssi, known.geometryVersion == air.geometryVersion,
+            known.peripheralRadio == peripheralRadio, known.centralPower == centralPower,
+            known.peripheralPower == peripheralPower
+        {
+            return known
+        }
+        let rssi = LinkRSSI(
+            geometryVersion: air.geometryVersion, peripheralRadio: peripheralRadio, centralPower: centralPower,
+            peripheralPower: peripheralPower,
+            atPeripheral: air.rssi(from: link.centralRadio, to: peripheralRadio, txPower: centralPower),
+            atCentral: air.rssi(from: peripheralRadio, to: link.centralRadio, txPower: peripheralPower))
+        link.rssi = rssi
+        return rssi
     }
 
     /// A connection event given up to another connection's (`RadioSharing`): nothing is sent,
