@@ -77,12 +77,15 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         var actions: [SubmittedAction] = []
         var started = false
         var stopped = false
-        /// `Simulation.run` calls under way; time advances only while this is positive.
-        var activeRuns = 0
     }
 
     private let state = Mutex(State())
     private let wakeUp = NSCondition()
+    /// Set whenever `state` may hold news for the loop (work queued from another thread, a stop,
+    /// a run begun), so the loop takes the lock only then rather than once per event.
+    private let stateChanged = Atomic<Bool>(false)
+    /// `Simulation.run` calls under way; time advances only while this is positive.
+    private let activeRuns = Atomic<Int>(0)
     /// The simulation thread, once started: work queued from it needs neither the lock nor a
     /// wake-up (the thread is running, and picks it up before it next looks at the queue).
     private let simulationThread = Atomic<UInt>(0)
@@ -171,18 +174,19 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     }
 
     private func signal() {
+        stateChanged.store(true, ordering: .releasing)
         wakeUp.lock()
         wakeUp.signal()
         wakeUp.unlock()
     }
 
     func beginRun() {
-        state.withLock { $0.activeRuns += 1 }
+        activeRuns.wrappingAdd(1, ordering: .relaxed)
         signal()
     }
 
     func endRun() {
-        state.withLock { $0.activeRuns -= 1 }
+        activeRuns.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// Ends the simulation thread; work still queued is dropped.
@@ -216,18 +220,22 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
             // in order. The buffers are swapped, not copied, so a busy loop allocates nothing.
             swap(&jobs, &localJobs)
             swap(&actions, &localActions)
-            let stopped = state.withLock { state in
-                if !state.jobs.isEmpty {
-                    jobs.insert(contentsOf: state.jobs, at: 0)
-                    state.jobs.removeAll(keepingCapacity: true)
+            // Work from other threads is taken (and a stop seen) once `signal` flagged it: work
+            // queued just after the flag was cleared sets it again, and is taken next round.
+            if stateChanged.exchange(false, ordering: .acquiring) {
+                let stopped = state.withLock { state in
+                    if !state.jobs.isEmpty {
+                        jobs.insert(contentsOf: state.jobs, at: 0)
+                        state.jobs.removeAll(keepingCapacity: true)
+                    }
+                    if !state.actions.isEmpty {
+                        actions.insert(contentsOf: state.actions, at: 0)
+                        state.actions.removeAll(keepingCapacity: true)
+                    }
+                    return state.stopped
                 }
-                if !state.actions.isEmpty {
-                    actions.insert(contentsOf: state.actions, at: 0)
-                    state.actions.removeAll(keepingCapacity: true)
-                }
-                return state.stopped
+                if stopped { return }
             }
-            if stopped { return }
             if !jobs.isEmpty || !actions.isEmpty {
                 // One relaxed add per batch: the counters cost nothing per job.
                 jobsRun.wrappingAdd(jobs.count, ordering: .relaxed)
@@ -243,7 +251,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
             }
             // Paced time follows the wall clock whether or not a run is under way; virtual time
             // jumps only inside a run.
-            let running = isPaced || state.withLock { $0.activeRuns > 0 }
+            let running = isPaced || activeRuns.load(ordering: .relaxed) > 0
             guard running, let next = queue.nextTime else {
                 waitForWork(until: nil)
                 continue
@@ -266,7 +274,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         defer { wakeUp.unlock() }
         let hasWork = state.withLock {
             !$0.jobs.isEmpty || !$0.actions.isEmpty || $0.stopped
-                || ($0.activeRuns > 0 && deadline == nil && queue.nextTime != nil)
+                || (activeRuns.load(ordering: .relaxed) > 0 && deadline == nil && queue.nextTime != nil)
         }
         guard !hasWork else { return }
         if let deadline {
