@@ -66,8 +66,11 @@ final class ConnectionEventDelivery {
     }
 
     private func runNextStep() {
-        pendingSteps -= 1
-        defer { if pendingSteps == 0 { finish() } }
+        // Counted down after the step: while it runs, the outcome it reads is still in use.
+        defer {
+            pendingSteps -= 1
+            if pendingSteps == 0 { finish() }
+        }
         let reception = firstStep(in: outcome.receptions, from: &nextReception, where: isStep)
         let acknowledgement = firstStep(in: outcome.acknowledgements, from: &nextAcknowledgement, where: isStep)
         if let reception, acknowledgement.map({ reception.at <= $0.at }) ?? true {
