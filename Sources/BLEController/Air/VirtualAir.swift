@@ -47,7 +47,12 @@ public final class VirtualAir {
     /// The discrete-event queue every radio on this air schedules on.
     public let queue: EventQueue
     /// How distance turns into RSSI and range; changes apply to the next packet.
-    public var propagation: PropagationModel
+    public var propagation: PropagationModel {
+        didSet { geometryVersion &+= 1 }
+    }
+    /// Changes whenever an RSSI `rssi(from:to:txPower:)` returned may no longer hold (a radio
+    /// moved, the propagation model changed), for those who keep one.
+    private(set) var geometryVersion = 0
 
     private var random: any RandomNumberGenerator
     private var radios: [AirRadioID: Weak] = [:]
@@ -102,6 +107,7 @@ public final class VirtualAir {
     public func move(_ radio: AirRadioID, to position: AirPosition) {
         guard positions[radio] != nil else { return }
         positions[radio] = position
+        geometryVersion &+= 1
     }
 
     // MARK: Link quality
@@ -119,7 +125,9 @@ public final class VirtualAir {
     }
 
     public func packetErrorRate(from: AirRadioID, to: AirRadioID) -> Double {
-        errorRates[DirectedLink(from: from, to: to)] ?? 0
+        // Most airs lose nothing: no hashing per packet then.
+        if errorRates.isEmpty { return 0 }
+        return errorRates[DirectedLink(from: from, to: to)] ?? 0
     }
 
     /// The RSSI `to` would measure for a packet of `txPower` dBm from `from`, or nil when out of
@@ -132,7 +140,13 @@ public final class VirtualAir {
     /// Whether one packet from `from` reaches `to` now: in range, and not lost to the link's
     /// packet error rate (one draw). Returns the RSSI measured, or nil.
     func sampleReception(from: AirRadioID, to: AirRadioID, txPower: Int8) -> Int8? {
-        guard let rssi = rssi(from: from, to: to, txPower: txPower) else { return nil }
+        sampleReception(rssi: rssi(from: from, to: to, txPower: txPower), from: from, to: to)
+    }
+
+    /// `sampleReception(from:to:txPower:)` with the RSSI already known (`rssi(from:to:txPower:)`
+    /// when nothing has moved since): only the packet error is drawn.
+    func sampleReception(rssi: Int8?, from: AirRadioID, to: AirRadioID) -> Int8? {
+        guard let rssi else { return nil }
         let rate = packetErrorRate(from: from, to: to)
         if rate > 0, Double.random(in: 0..<1, using: &random) < rate { return nil }
         return rssi

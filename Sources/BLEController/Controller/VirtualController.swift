@@ -33,6 +33,8 @@ public final class VirtualController {
     var exchange: any ConnectionEventExchange
 
     var parser = H4StreamParser()
+    /// Host packets waiting out `commandLatency`.
+    private lazy var hostPackets = HostPacketQueue(controller: self)
     var random: SeededRandomGenerator
 
     // MARK: Host interface state (Core 5.4 Vol 4 Part E)
@@ -135,9 +137,10 @@ public final class VirtualController {
             guard let packet else { return }
             switch packet.type {
             case .command, .acl:
-                let copy = H4Packet(type: packet.type, payload: Array(packet.payload))
-                air.queue.schedule(after: configuration.commandLatency) { [weak self] in
-                    self?.handle(hostPacket: copy)
+                // The packet shares the host's chunk (a value: nobody can change it under us).
+                hostPackets.append(packet)
+                air.queue.schedule(after: configuration.commandLatency) { [hostPackets] in
+                    hostPackets.handleFirst()
                 }
             case .sco, .iso:
                 // No synchronous or isochronous links exist here: the data has nowhere to go.
@@ -166,7 +169,7 @@ public final class VirtualController {
         }
     }
 
-    private func handle(hostPacket packet: H4Packet) {
+    fileprivate func handle(hostPacket packet: H4Packet) {
         switch packet.type {
         case .command:
             guard let command = try? HCICommandPacket(decoding: packet.payload) else { return }
@@ -185,11 +188,11 @@ public final class VirtualController {
     /// §7.8.1).
     func send(_ event: HCIEvent) {
         guard masks.allows(event) else { return }
-        var bytes: [UInt8] = [H4PacketType.event.rawValue]
+        // Indicator and event in one buffer: one allocation per event.
         var writer = ByteWriter(capacity: 64)
+        writer.u8(H4PacketType.event.rawValue)
         event.encode(into: &writer)
-        bytes.append(contentsOf: writer.bytes)
-        output(bytes)
+        output(writer.bytes)
     }
 
     func send(le event: LEMetaEvent) { send(.le(event)) }
@@ -233,6 +236,41 @@ public final class VirtualController {
     public var isScanning: Bool { scanner != nil }
     /// Whether a connection is being initiated.
     public var isInitiating: Bool { initiator != nil }
+}
+
+/// Host packets received and not yet handled, oldest first.
+///
+/// Each is handled `commandLatency` after it arrived, by a queue event whose closure captures
+/// only this object (no closure context to allocate per packet). The events run in arrival
+/// order — the same delay from a time that only moves forward, ties in scheduling order — so
+/// each takes the oldest packet. The controller is held weakly, as the events may outlive it.
+private final class HostPacketQueue {
+    private weak var controller: VirtualController?
+    private var packets: [H4Packet] = []
+    private var head = 0
+
+    init(controller: VirtualController) {
+        self.controller = controller
+    }
+
+    func append(_ packet: H4Packet) { packets.append(packet) }
+
+    func handleFirst() {
+        guard head < packets.count else { return }
+        let packet = packets[head]
+        // Emptied in place, so the host's chunk is let go once handled.
+        packets[head].payload = []
+        head += 1
+        if head == packets.count {
+            packets.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64, head * 2 >= packets.count {
+            // A stream that never lets the queue drain still does not grow it without end.
+            packets.removeFirst(head)
+            head = 0
+        }
+        controller?.handle(hostPacket: packet)
+    }
 }
 
 /// Whether the host drives advertising, scanning and initiating with the legacy or the extended

@@ -74,21 +74,24 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     // jobs and actions it runs); everything shared across threads is inside `state`'s Mutex.
     private struct State {
         var jobs: [UnownedJob] = []
-        var actions: [@Sendable (EventQueue) -> Void] = []
+        var actions: [SubmittedAction] = []
         var started = false
         var stopped = false
-        /// `Simulation.run` calls under way; time advances only while this is positive.
-        var activeRuns = 0
     }
 
     private let state = Mutex(State())
     private let wakeUp = NSCondition()
+    /// Set whenever `state` may hold news for the loop (work queued from another thread, a stop,
+    /// a run begun), so the loop takes the lock only then rather than once per event.
+    private let stateChanged = Atomic<Bool>(false)
+    /// `Simulation.run` calls under way; time advances only while this is positive.
+    private let activeRuns = Atomic<Int>(0)
     /// The simulation thread, once started: work queued from it needs neither the lock nor a
     /// wake-up (the thread is running, and picks it up before it next looks at the queue).
     private let simulationThread = Atomic<UInt>(0)
     /// Jobs and actions queued from the simulation thread itself; touched only there.
     private var localJobs: [UnownedJob] = []
-    private var localActions: [@Sendable (EventQueue) -> Void] = []
+    private var localActions: [SubmittedAction] = []
     private let pacing: Simulation.Pacing
     private let isPaced: Bool
     /// The event queue; owned by the simulation thread.
@@ -163,26 +166,27 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
 
     func submit(_ action: @escaping @Sendable (EventQueue) -> Void) {
         if isOnSimulationThread {
-            localActions.append(action)
+            localActions.append(SubmittedAction(run: action))
             return
         }
-        state.withLock { $0.actions.append(action) }
+        state.withLock { $0.actions.append(SubmittedAction(run: action)) }
         signal()
     }
 
     private func signal() {
+        stateChanged.store(true, ordering: .releasing)
         wakeUp.lock()
         wakeUp.signal()
         wakeUp.unlock()
     }
 
     func beginRun() {
-        state.withLock { $0.activeRuns += 1 }
+        activeRuns.wrappingAdd(1, ordering: .relaxed)
         signal()
     }
 
     func endRun() {
-        state.withLock { $0.activeRuns -= 1 }
+        activeRuns.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// Ends the simulation thread; work still queued is dropped.
@@ -210,29 +214,33 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         simulationThread.store(Self.currentThreadID, ordering: .releasing)
         let wallStart = ContinuousClock.now
         var jobs: [UnownedJob] = []
-        var actions: [@Sendable (EventQueue) -> Void] = []
+        var actions: [SubmittedAction] = []
         while true {
             // This round's work: what other threads queued, then what this thread queued, each
             // in order. The buffers are swapped, not copied, so a busy loop allocates nothing.
             swap(&jobs, &localJobs)
             swap(&actions, &localActions)
-            let stopped = state.withLock { state in
-                if !state.jobs.isEmpty {
-                    jobs.insert(contentsOf: state.jobs, at: 0)
-                    state.jobs.removeAll(keepingCapacity: true)
+            // Work from other threads is taken (and a stop seen) once `signal` flagged it: work
+            // queued just after the flag was cleared sets it again, and is taken next round.
+            if stateChanged.exchange(false, ordering: .acquiring) {
+                let stopped = state.withLock { state in
+                    if !state.jobs.isEmpty {
+                        jobs.insert(contentsOf: state.jobs, at: 0)
+                        state.jobs.removeAll(keepingCapacity: true)
+                    }
+                    if !state.actions.isEmpty {
+                        actions.insert(contentsOf: state.actions, at: 0)
+                        state.actions.removeAll(keepingCapacity: true)
+                    }
+                    return state.stopped
                 }
-                if !state.actions.isEmpty {
-                    actions.insert(contentsOf: state.actions, at: 0)
-                    state.actions.removeAll(keepingCapacity: true)
-                }
-                return state.stopped
+                if stopped { return }
             }
-            if stopped { return }
             if !jobs.isEmpty || !actions.isEmpty {
                 // One relaxed add per batch: the counters cost nothing per job.
                 jobsRun.wrappingAdd(jobs.count, ordering: .relaxed)
                 actionsRun.wrappingAdd(actions.count, ordering: .relaxed)
-                for action in actions { action(queue) }
+                for action in actions { action.run(queue) }
                 for job in jobs {
                     job.runSynchronously(
                         isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
@@ -243,7 +251,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
             }
             // Paced time follows the wall clock whether or not a run is under way; virtual time
             // jumps only inside a run.
-            let running = isPaced || state.withLock { $0.activeRuns > 0 }
+            let running = isPaced || activeRuns.load(ordering: .relaxed) > 0
             guard running, let next = queue.nextTime else {
                 waitForWork(until: nil)
                 continue
@@ -266,7 +274,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         defer { wakeUp.unlock() }
         let hasWork = state.withLock {
             !$0.jobs.isEmpty || !$0.actions.isEmpty || $0.stopped
-                || ($0.activeRuns > 0 && deadline == nil && queue.nextTime != nil)
+                || (activeRuns.load(ordering: .relaxed) > 0 && deadline == nil && queue.nextTime != nil)
         }
         guard !hasWork else { return }
         if let deadline {
@@ -277,6 +285,13 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
             wakeUp.wait()
         }
     }
+}
+
+/// An action submitted to the simulation thread. Wrapped in a struct because an array of bare
+/// closures stores them in the most general form, which costs a thunk — an allocation — for
+/// every one appended.
+private struct SubmittedAction {
+    let run: @Sendable (EventQueue) -> Void
 }
 
 /// A `Clock` on a simulation's virtual time (Core timers — ATT 30 s, supervision, backoff — read

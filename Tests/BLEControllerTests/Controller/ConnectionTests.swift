@@ -33,6 +33,24 @@ struct ConnectionTests {
         #expect(rssi == -50)
     }
 
+    @Test("Read RSSI on a link follows a move and a change of the propagation model (§7.5.4)")
+    func rssiFollowsGeometry() throws {
+        let air = VirtualAir()
+        let central = TestHost(air: air)
+        let peripheral = TestHost(air: air, at: AirPosition(x: 3))
+        _ = try #require(Scenario.connect(central, peripheral))
+        let handle = try #require(central.connectionCompletes.first).connectionHandle
+        central.run(for: .milliseconds(200))
+        #expect(try central.returnParameters(HCI.ReadRSSI(handle: handle)).rssi == -50)
+        // 0 dBm over 10 m with the default model: 40 + 20 · log10(10) = 60 dB of loss.
+        peripheral.controller.position = AirPosition(x: 10)
+        central.run(for: .milliseconds(200))
+        #expect(try central.returnParameters(HCI.ReadRSSI(handle: handle)).rssi == -60)
+        air.propagation.pathLossExponent = 3
+        central.run(for: .milliseconds(200))
+        #expect(try central.returnParameters(HCI.ReadRSSI(handle: handle)).rssi == -70)
+    }
+
     @Test("Enhanced Connection Complete [v1] or [v2], as the LE event mask asks (§7.7.65.10)")
     func enhancedConnectionComplete() throws {
         let air = VirtualAir()

@@ -33,6 +33,28 @@ struct EventQueueTests {
         #expect(queue.pendingCount == 0)
     }
 
+    @Test("A token of an action that ran or was cancelled never cancels a later action")
+    func staleTokens() {
+        let queue = EventQueue()
+        var ran: [Int] = []
+        let first = queue.schedule(at: .microseconds(10)) { ran.append(1) }
+        queue.runUntilIdle()
+        queue.schedule(at: .microseconds(20)) { ran.append(2) }
+        queue.cancel(first)
+        #expect(queue.pendingCount == 1)
+        let third = queue.schedule(at: .microseconds(30)) { ran.append(3) }
+        queue.cancel(third)
+        #expect(queue.nextTime == .microseconds(20))
+        queue.runUntilIdle()
+        queue.schedule(at: .microseconds(40)) { ran.append(4) }
+        queue.cancel(third)
+        queue.cancel(first)
+        #expect(queue.pendingCount == 1)
+        queue.runUntilIdle()
+        #expect(ran == [1, 2, 4])
+        #expect(queue.pendingCount == 0)
+    }
+
     @Test("Actions may schedule more actions; a time in the past runs at now")
     func reentrantScheduling() {
         let queue = EventQueue()

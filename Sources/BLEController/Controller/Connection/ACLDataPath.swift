@@ -31,7 +31,7 @@ extension VirtualController {
             reportCompletedPackets(connection)
             return
         }
-        connection.transmit.enqueue(hostData: Array(packet.data), start: start)
+        connection.transmit.enqueue(hostData: packet.data, start: start)
     }
 
     /// Number Of Completed Packets for what the peer acknowledged on `c`: when the connection
@@ -52,11 +52,13 @@ extension VirtualController {
     /// rest as continuations (§5.4.2).
     func deliverToHost(_ data: LinkLayerData, on c: Connection) {
         let length = max(1, Int(hostACLDataPacketLength))
-        var offset = 0
-        while offset < data.payload.count {
-            let end = min(data.payload.count, offset + length)
-            let boundary: ACLPacketBoundary = (offset == 0 && data.start) ? .firstFlushable : .continuing
-            sendACL(ACLPacket(handle: c.handle, packetBoundary: boundary, data: data.payload[offset..<end]))
+        let payload = data.payload
+        var offset = payload.startIndex
+        while offset < payload.endIndex {
+            let end = min(payload.endIndex, offset + length)
+            let first = offset == payload.startIndex
+            let boundary: ACLPacketBoundary = (first && data.start) ? .firstFlushable : .continuing
+            sendACL(ACLPacket(handle: c.handle, packetBoundary: boundary, data: payload[offset..<end]))
             offset = end
         }
     }

@@ -29,9 +29,9 @@ struct AirTimeExchange: ConnectionEventExchange {
 
     mutating func run(
         _ setup: ConnectionEventSetup, central: inout LinkTransmitQueue, peripheral: inout LinkTransmitQueue,
-        medium: (ConnectionRole, VirtualInstant) -> Int8?
-    ) -> ConnectionEventOutcome {
-        var outcome = ConnectionEventOutcome(end: setup.anchor)
+        into outcome: inout ConnectionEventOutcome, medium: (ConnectionRole, VirtualInstant) -> Int8?
+    ) {
+        outcome.reset(anchor: setup.anchor)
         let ifs = RadioTiming.interFrameSpace
         let cap = scheduling.maxPacketsPerEvent ?? .max
         let longestReply = setup.peripheral.phy.airTime(
@@ -106,6 +106,5 @@ struct AirTimeExchange: ConnectionEventExchange {
             guard central.hasPending || peripheralMoreData || crcErrorsInARow > 0 else { break }
             start = replyEnd.advanced(by: ifs)
         }
-        return outcome
     }
 }

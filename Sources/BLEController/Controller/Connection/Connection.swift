@@ -32,6 +32,10 @@ final class ConnectionLink {
     var eventToken: EventQueue.Token?
     /// The central skipped the previous connection event to share its radio (`RadioSharing`).
     var skippedLastEvent = false
+    /// Acts on each connection event's outcome at its instants; reused from event to event.
+    var delivery = ConnectionEventDelivery()
+    /// The RSSI each way as last worked out (path loss costs, and radios rarely move).
+    var rssi: LinkRSSI?
 
     init(
         accessAddress: UInt32, centralRadio: AirRadioID, timing: ConnectionTimingParameters,
@@ -52,6 +56,19 @@ final class ConnectionLink {
     func transmitPHY(of role: ConnectionRole) -> RadioPHY {
         role == .central ? centralToPeripheralPHY : peripheralToCentralPHY
     }
+}
+
+/// The RSSI at each end of a link, and what it was worked out from: it holds while the air's
+/// geometry and both ends' transmit powers stay the same.
+struct LinkRSSI {
+    var geometryVersion: Int
+    var peripheralRadio: AirRadioID
+    var centralPower: Int8
+    var peripheralPower: Int8
+    /// At the peripheral, of the central's packets; nil when out of range.
+    var atPeripheral: Int8?
+    /// At the central, of the peripheral's packets.
+    var atCentral: Int8?
 }
 
 /// Encryption of a connection as one side sees it (Core 5.4 Vol 6 Part B §5.1.3, §5.1.4).

@@ -62,6 +62,13 @@ struct ConnectionEventOutcome {
     var acknowledgements: [Acknowledgement] = []
     /// When the event's last packet ended (the anchor when nothing was sent).
     var end: VirtualInstant
+
+    /// Empties the outcome for an event starting at `anchor`, keeping its buffers.
+    mutating func reset(anchor: VirtualInstant) {
+        receptions.removeAll(keepingCapacity: true)
+        acknowledgements.removeAll(keepingCapacity: true)
+        end = anchor
+    }
 }
 
 /// How packets cross the air during one connection event: the seam between the controller
@@ -79,9 +86,12 @@ struct ConnectionEventOutcome {
 /// The whole event is planned at its anchor: `run` pulls every PDU it sends from the queues
 /// then, synchronously. Host data that arrives while the event is on air (a host refilling the
 /// buffers an early Number Of Completed Packets freed) therefore waits for the next event.
+///
+/// `run` writes the outcome into `outcome`, replacing what was there (its buffers are reused
+/// from one event to the next); receptions and acknowledgements each in time order.
 protocol ConnectionEventExchange {
     mutating func run(
         _ setup: ConnectionEventSetup, central: inout LinkTransmitQueue, peripheral: inout LinkTransmitQueue,
-        medium: (ConnectionRole, VirtualInstant) -> Int8?
-    ) -> ConnectionEventOutcome
+        into outcome: inout ConnectionEventOutcome, medium: (ConnectionRole, VirtualInstant) -> Int8?
+    )
 }

@@ -99,8 +99,11 @@ extension VirtualController {
 
     func scheduleSupervision(_ c: Connection) {
         if let token = c.supervisionToken { air.queue.cancel(token) }
-        c.supervisionToken = air.queue.schedule(at: supervisionDeadline(c)) { [weak self, weak c] in
-            guard let self, let c, self.connections[c.handle] === c else { return }
+        // `c` is held strongly (a weak reference would give every connection a side table and
+        // slow each of its retains): the timer keeps a closed connection's object alive until
+        // its deadline at most, and does nothing then, as `c` is no longer in `connections`.
+        c.supervisionToken = air.queue.schedule(at: supervisionDeadline(c)) { [weak self, c] in
+            guard let self, self.connections[c.handle] === c else { return }
             if self.now < self.supervisionDeadline(c) {
                 self.scheduleSupervision(c)
                 return
@@ -146,8 +149,11 @@ extension VirtualController {
     // MARK: Connection events (§4.5.1)
 
     func scheduleConnectionEvent(_ link: ConnectionLink) {
-        link.eventToken = air.queue.schedule(at: link.nextAnchor) { [weak self] in
-            self?.runConnectionEvent(link)
+        // The link is the closure's only capture (no context to allocate per event); the central
+        // end's owner is this controller, held weakly as before, and the event is cancelled
+        // when the central end goes (`abandon`).
+        link.eventToken = air.queue.schedule(at: link.nextAnchor) { [link] in
+            link.central?.owner?.runConnectionEvent(link)
         }
     }
 
@@ -184,39 +190,72 @@ extension VirtualController {
             central: centralDirection, peripheral: peripheralDirection, peripheralListening: listening)
         let centralPower = configuration.txPower
         let peripheralPower = peripheral?.owner?.configuration.txPower ?? 0
-        let medium: (ConnectionRole, VirtualInstant) -> Int8? = { [air] sender, _ in
-            guard let peripheralRadio = link.peripheralRadio else { return nil }
-            switch sender {
-            case .central:
-                return air.sampleReception(from: link.centralRadio, to: peripheralRadio, txPower: centralPower)
-            case .peripheral:
-                return air.sampleReception(from: peripheralRadio, to: link.centralRadio, txPower: peripheralPower)
+        // The outcome is written into the link's delivery, reusing its buffers, unless the last
+        // event's steps are still running (they end by that event's end, before this anchor).
+        if link.delivery.isDelivering { link.delivery = ConnectionEventDelivery() }
+        let delivery = link.delivery
+        // Nothing moves during the event, which is planned at once: each packet only draws its
+        // loss, with the RSSI each way worked out before.
+        let rssi = linkRSSI(link, centralPower: centralPower, peripheralPower: peripheralPower)
+        // A local function called directly, with the medium as a closure literal: nothing here
+        // escapes, so no closure context is allocated per event.
+        func exchangePackets(peripheralQueue: inout LinkTransmitQueue) {
+            exchange.run(
+                setup, central: &central.transmit, peripheral: &peripheralQueue, into: &delivery.outcome
+            ) { [air] sender, _ in
+                guard let rssi else { return nil }
+                let (centralRadio, peripheralRadio) = (link.centralRadio, rssi.peripheralRadio)
+                switch sender {
+                case .central:
+                    return air.sampleReception(rssi: rssi.atPeripheral, from: centralRadio, to: peripheralRadio)
+                case .peripheral:
+                    return air.sampleReception(rssi: rssi.atCentral, from: peripheralRadio, to: centralRadio)
+                }
             }
         }
-        let outcome: ConnectionEventOutcome
         if let peripheral, listening {
-            outcome = exchange.run(setup, central: &central.transmit, peripheral: &peripheral.transmit, medium: medium)
+            exchangePackets(peripheralQueue: &peripheral.transmit)
         } else {
             var nobody = LinkTransmitQueue()
-            outcome = exchange.run(setup, central: &central.transmit, peripheral: &nobody, medium: medium)
+            exchangePackets(peripheralQueue: &nobody)
         }
-        apply(outcome, on: link)
+        let end = delivery.outcome.end
+        delivery.start(on: link, queue: air.queue)
         connectionEventCount += 1
-        lastCentralEvent = (ObjectIdentifier(link), outcome.end)
+        lastCentralEvent = (ObjectIdentifier(link), end)
         onConnectionEvent?(
             ConnectionEventRecord(
-                handle: central.handle, counter: link.eventCounter, anchor: anchor, end: outcome.end, skipped: false))
+                handle: central.handle, counter: link.eventCounter, anchor: anchor, end: end, skipped: false))
         link.eventCounter &+= 1
         link.nextAnchor = anchor.advanced(by: interval)
         if let reason = closingAfterEvent {
             // The peer's LL_TERMINATE_IND is acknowledged by this event's packet (§5.1.6).
-            air.queue.schedule(at: outcome.end) { [weak self, weak central] in
+            air.queue.schedule(at: end) { [weak self, weak central] in
                 guard let self, let central else { return }
                 self.closeConnection(central, reason: reason)
             }
         } else {
             scheduleConnectionEvent(link)
         }
+    }
+
+    /// The RSSI at both ends of `link` (nil while it has no peripheral radio): kept from the
+    /// last event while nothing it depends on changed, as path loss is not cheap to work out.
+    private func linkRSSI(_ link: ConnectionLink, centralPower: Int8, peripheralPower: Int8) -> LinkRSSI? {
+        guard let peripheralRadio = link.peripheralRadio else { return nil }
+        if let known = link.rssi, known.geometryVersion == air.geometryVersion,
+            known.peripheralRadio == peripheralRadio, known.centralPower == centralPower,
+            known.peripheralPower == peripheralPower
+        {
+            return known
+        }
+        let rssi = LinkRSSI(
+            geometryVersion: air.geometryVersion, peripheralRadio: peripheralRadio, centralPower: centralPower,
+            peripheralPower: peripheralPower,
+            atPeripheral: air.rssi(from: link.centralRadio, to: peripheralRadio, txPower: centralPower),
+            atCentral: air.rssi(from: peripheralRadio, to: link.centralRadio, txPower: peripheralPower))
+        link.rssi = rssi
+        return rssi
     }
 
     /// A connection event given up to another connection's (`RadioSharing`): nothing is sent,
@@ -229,45 +268,6 @@ extension VirtualController {
         link.eventCounter &+= 1
         link.nextAnchor = anchor.advanced(by: link.timing.intervalDuration)
         scheduleConnectionEvent(link)
-    }
-
-    /// Acts on an event's outcome at the times it happened: receptions, acknowledgements, and
-    /// Number Of Completed Packets on both sides once the event is over.
-    private func apply(_ outcome: ConnectionEventOutcome, on link: ConnectionLink) {
-        let central = link.central
-        let peripheral = link.peripheral
-        func side(_ role: ConnectionRole) -> Connection? { role == .central ? central : peripheral }
-        for reception in outcome.receptions {
-            guard let receiver = side(reception.from.peer) else { continue }
-            // An empty PDU is only a sign of life (supervision, RSSI): record it now rather than
-            // schedule an action per packet — an idle link then costs one action per event.
-            if case .empty = reception.pdu {
-                receiver.owner?.linkAlive(reception, on: receiver)
-                continue
-            }
-            air.queue.schedule(at: reception.at) { [weak receiver] in
-                guard let receiver else { return }
-                receiver.owner?.linkReceived(reception, on: receiver)
-            }
-        }
-        var completesHostPackets = false
-        for acknowledgement in outcome.acknowledgements {
-            // Acknowledging an empty PDU changes nothing the host can see.
-            if case .empty = acknowledgement.pdu { continue }
-            if case .data(let data) = acknowledgement.pdu, data.completesHostPacket { completesHostPackets = true }
-            guard let sender = side(acknowledgement.of) else { continue }
-            air.queue.schedule(at: acknowledgement.at) { [weak sender] in
-                guard let sender else { return }
-                sender.owner?.linkAcknowledged(acknowledgement.pdu, on: sender)
-            }
-        }
-        guard completesHostPackets else { return }
-        air.queue.schedule(at: outcome.end) { [weak central, weak peripheral] in
-            for connection in [central, peripheral] {
-                guard let connection else { continue }
-                connection.owner?.reportCompletedPackets(connection)
-            }
-        }
     }
 
     /// An empty packet from the peer: the link is alive (supervision restarts from its arrival).

@@ -142,7 +142,8 @@ enum LinkLayerPDU: Hashable {
 struct LinkLayerData: Hashable {
     /// LLID 0b10: the start of an L2CAP PDU.
     let start: Bool
-    let payload: [UInt8]
+    /// A piece of the host's ACL data, sharing its storage.
+    let payload: ArraySlice<UInt8>
     /// The last piece of one HCI ACL packet from the host: its acknowledgement frees that
     /// controller buffer (Number Of Completed Packets).
     let completesHostPacket: Bool
@@ -162,8 +163,10 @@ struct LinkTransmitQueue {
     var dataPaused = false
 
     private struct OutgoingHostPacket {
-        let bytes: [UInt8]
+        /// The HCI ACL packet's data, sharing the host's buffer (cut into PDUs without copying).
+        let bytes: ArraySlice<UInt8>
         let start: Bool
+        /// Octets already sent.
         var offset = 0
     }
 
@@ -177,7 +180,7 @@ struct LinkTransmitQueue {
 
     /// Queues one HCI ACL packet's data; it must not be empty (an empty LL data PDU starting an
     /// L2CAP PDU does not exist).
-    mutating func enqueue(hostData bytes: [UInt8], start: Bool) {
+    mutating func enqueue(hostData bytes: ArraySlice<UInt8>, start: Bool) {
         guard !bytes.isEmpty else { return }
         data.append(OutgoingHostPacket(bytes: bytes, start: start))
     }
@@ -222,7 +225,8 @@ struct LinkTransmitQueue {
         } else if !dataPaused, !data.isEmpty {
             var packet = data[0]
             let length = min(max(1, maxPayload), packet.bytes.count - packet.offset)
-            let piece = Array(packet.bytes[packet.offset..<(packet.offset + length)])
+            let first = packet.bytes.startIndex + packet.offset
+            let piece = packet.bytes[first..<(first + length)]
             let start = packet.start && packet.offset == 0
             packet.offset += length
             let completes = packet.offset >= packet.bytes.count
