@@ -6,7 +6,7 @@ extension Host {
     /// when the link is gone. While a caller waits, the host reports `.readyToSend` when room
     /// comes back, as it does for writers waiting for room.
     public func waitUntilReadyToSend(on handle: UInt16) async {
-        while bearers[handle] != nil, !acl.isReady(handle) {
+        while hasBearer(handle), !acl.isReady(handle) {
             await waitForReadiness(on: handle)
         }
     }
@@ -17,7 +17,7 @@ extension Host {
     /// would never be resumed.
     func waitForReadiness(on handle: UInt16) async {
         await withCheckedContinuation { continuation in
-            guard bearers[handle] != nil, !acl.isReady(handle) else { return continuation.resume() }
+            guard hasBearer(handle), !acl.isReady(handle) else { return continuation.resume() }
             if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
             bearers[handle]!.readinessWaiters.append(continuation)
         }
@@ -27,7 +27,7 @@ extension Host {
     /// on the host's executor that take events in place rather than wait on a task. Returns
     /// false, asking nothing, when the link has room now or is gone.
     public func reportReadinessToSend(on handle: UInt16) -> Bool {
-        guard bearers[handle] != nil, !acl.isReady(handle) else { return false }
+        guard hasBearer(handle), !acl.isReady(handle) else { return false }
         if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
         bearers[handle]!.readinessReportWanted = true
         return true

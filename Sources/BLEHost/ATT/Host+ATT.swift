@@ -24,7 +24,7 @@ extension Host {
                 bearers[handle]!.requestWaiters.append(continuation)
             }
         }
-        guard bearers[handle] != nil else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
+        guard hasBearer(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
         let frame: [UInt8]
         switch Self.attFrame(pdu, mtu: bearers[handle]!.mtu) {
         case .success(let encoded): frame = encoded
@@ -34,7 +34,7 @@ extension Host {
         }
         let id = bearers[handle]!.makeTransactionID()
         let result = await withCheckedContinuation { (continuation: ATTBearerState.ResponseContinuation) in
-            guard bearers[handle] != nil else {
+            guard hasBearer(handle) else {
                 return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
             }
             bearers[handle]!.request = .awaiting(opcode: pdu.opcode, id: id, continuation: continuation)
@@ -61,13 +61,22 @@ extension Host {
             setMTU(mtu, on: handle)
             return mtu
         case .errorResponse:
-            return bearers[handle]?.mtu ?? 23
+            return bearerMTU(handle) ?? 23
         default:
             throw .protocolViolation("Exchange MTU answered by \(response.opcode)")
         }
     }
 
-    public func attMTU(on handle: UInt16) -> Int { bearers[handle]?.mtu ?? 23 }
+    public func attMTU(on handle: UInt16) -> Int { bearerMTU(handle) ?? 23 }
+
+    // The bearer's state is a struct with arrays and continuations: `bearers[handle]` copies
+    // all of it. These look inside without a copy.
+
+    func hasBearer(_ handle: UInt16) -> Bool { bearers.index(forKey: handle) != nil }
+
+    func bearerMTU(_ handle: UInt16) -> Int? {
+        bearers.index(forKey: handle).map { bearers.values[$0].mtu }
+    }
 
     /// True when the link can take a write without response / notification now.
     public func canSendWithoutResponse(on handle: UInt16) -> Bool { acl.isReady(handle) }
@@ -79,7 +88,7 @@ extension Host {
     public func notify(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: UInt16)
         async throws(ATTBearerError)
     {
-        let mtu = bearers[handle]?.mtu ?? 23
+        let mtu = bearerMTU(handle) ?? 23
         let pdu = ATTPDU.handleValueNotification(
             .init(handle: attributeHandle, value: ArraySlice(value.prefix(mtu - 3))))
         try await sendUnacknowledged(pdu, on: handle)
@@ -102,7 +111,7 @@ extension Host {
             .init(handle: attributeHandle, value: ArraySlice(value.prefix(bearer.mtu - 3))))
         let id = bearers[handle]!.makeTransactionID()
         let result = await withCheckedContinuation { (continuation: ATTBearerState.ConfirmationContinuation) in
-            guard bearers[handle] != nil else {
+            guard hasBearer(handle) else {
                 return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
             }
             bearers[handle]!.indication = .awaiting(id: id, continuation: continuation)
@@ -117,9 +126,9 @@ extension Host {
     /// has none (then `attCommand` waits for it). For callers on the host's executor, which call
     /// it in place rather than suspend per Write Command.
     public func attCommandIfReady(_ pdu: ATTPDU, on handle: UInt16) -> Result<Bool, ATTBearerError> {
-        guard bearers[handle] == nil || acl.isReady(handle) else { return .success(false) }
-        guard let bearer = bearers[handle] else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
-        switch Self.attFrame(pdu, mtu: bearer.mtu) {
+        guard !hasBearer(handle) || acl.isReady(handle) else { return .success(false) }
+        guard let mtu = bearerMTU(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
+        switch Self.attFrame(pdu, mtu: mtu) {
         case .success(let frame):
             sendL2CAPFrame(frame, on: handle, priority: .command)
             return .success(true)
@@ -129,17 +138,17 @@ extension Host {
     }
 
     private func sendUnacknowledged(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) {
-        while bearers[handle] != nil, !acl.isReady(handle) {
+        while hasBearer(handle), !acl.isReady(handle) {
             await waitForReadiness(on: handle)
         }
-        guard let bearer = bearers[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
-        sendL2CAPFrame(try Self.attFrame(pdu, mtu: bearer.mtu).get(), on: handle, priority: .command)
+        guard let mtu = bearerMTU(handle) else { throw .disconnected(reason: .unknownConnectionIdentifier) }
+        sendL2CAPFrame(try Self.attFrame(pdu, mtu: mtu).get(), on: handle, priority: .command)
     }
 
     // MARK: Receiving
 
     func receivedATT(_ payload: ArraySlice<UInt8>, on handle: UInt16) {
-        guard bearers[handle] != nil, let (opcode, kind) = ATTPDU.peek(payload) else { return }
+        guard hasBearer(handle), let (opcode, kind) = ATTPDU.peek(payload) else { return }
         let pdu: ATTPDU
         do {
             pdu = try ATTPDU(decoding: payload)
@@ -214,7 +223,7 @@ extension Host {
     }
 
     private func finishServing(_ response: ATTPDU?, for request: ATTPDU, on handle: UInt16) {
-        guard bearers[handle] != nil else { return }
+        guard hasBearer(handle) else { return }
         bearers[handle]!.incoming = .idle
         let opcode = request.opcode
         // The server answered an MTU exchange: both ends now use min(client, server) (§3.4.2).
@@ -260,14 +269,14 @@ extension Host {
 
     private func respond(_ pdu: ATTPDU, on handle: UInt16) {
         // The server builds answers within the MTU; the frame is sized for it.
-        switch Self.attFrame(pdu, mtu: bearers[handle]?.mtu ?? 23) {
+        switch Self.attFrame(pdu, mtu: bearerMTU(handle) ?? 23) {
         case .success(let frame): sendL2CAPFrame(frame, on: handle, priority: .response)
         case .failure: sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
         }
     }
 
     private func setMTU(_ mtu: Int, on handle: UInt16, notifyServer: Bool = true) {
-        guard bearers[handle] != nil else { return }
+        guard hasBearer(handle) else { return }
         bearers[handle]!.mtu = mtu
         connections[handle]?.attMTU = mtu
         emit(.attMTUChanged(handle: handle, mtu: mtu))
@@ -275,7 +284,7 @@ extension Host {
     }
 
     private func wakeNextRequestWaiter(_ handle: UInt16) {
-        guard bearers[handle] != nil, !bearers[handle]!.requestWaiters.isEmpty else { return }
+        guard hasBearer(handle), !bearers[handle]!.requestWaiters.isEmpty else { return }
         bearers[handle]!.requestWaiters.removeFirst().resume()
     }
 
