@@ -57,6 +57,28 @@ struct GATTBenchmarkTests {
         #expect(abs(measured / writes.predictedKbps - 1) < 0.005, "\(measured) vs \(writes.predictedKbps)")
     }
 
+    @Test("Scheduling cost per value stays low: a notification resumes its reader about once per value")
+    func schedulingCost() async throws {
+        let result = try await Self.run(notifications: 600, roundTrips: 50, writes: 600)
+        let scheduling = try #require(result.scheduling)
+        func perValue(_ count: Int, _ statistics: SimulationExecutor.Statistics) -> (Double, Double, Double) {
+            let n = Double(count)
+            return (Double(statistics.jobs) / n, Double(statistics.actions) / n, Double(statistics.events) / n)
+        }
+        // Counts of the simulation thread's work do not depend on the machine. With AsyncStream
+        // for the value stream and a task per readiness wait a notification took 8 jobs; with a
+        // sleeping task per ATT transaction timeout a round trip took 16.
+        let notification = perValue(result.notifications.values, scheduling.notifications)
+        #expect(notification.0 <= 1.3, "jobs per notification: \(notification.0)")
+        #expect(notification.1 <= 1.05, "actions per notification: \(notification.1)")
+        // A round trip is 9 jobs in a release build and 14 in a debug one (the tests' build),
+        // where fewer calls between the GATT client's functions switch in place.
+        let trip = perValue(result.roundTrips.count, scheduling.roundTrips)
+        #expect(trip.0 <= 15, "jobs per write round trip: \(trip.0)")
+        let write = perValue(result.writesWithoutResponse.values, scheduling.writesWithoutResponse)
+        #expect(write.0 <= 1.3, "jobs per write without response: \(write.0)")
+    }
+
     @Test("Benchmark values carry their sequence number: a lost, reordered or altered value is caught")
     func valueCheck() {
         let value = GATTBenchmark.value(300, length: 244)
