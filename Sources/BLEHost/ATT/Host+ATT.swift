@@ -336,11 +336,13 @@ public struct HostATTBearer: ATTClientBearer {
 
     public var mtu: Int { get async { await host.attMTU(on: connection) } }
 
-    public func request(_ pdu: ATTPDU) async throws(ATTBearerError) -> ATTPDU {
+    // In the caller's isolation (a peripheral on the host's executor): the request reaches the
+    // host in place, not through the generic executor and back.
+    public nonisolated(nonsending) func request(_ pdu: ATTPDU) async throws(ATTBearerError) -> ATTPDU {
         try await host.attRequest(pdu, on: connection)
     }
 
-    public func command(_ pdu: ATTPDU) async throws(ATTBearerError) {
+    public nonisolated(nonsending) func command(_ pdu: ATTPDU) async throws(ATTBearerError) {
         try await host.attCommand(pdu, on: connection)
     }
 }

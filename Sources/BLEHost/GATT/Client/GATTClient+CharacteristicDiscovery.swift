@@ -8,7 +8,7 @@ extension GATTClient {
     /// Each characteristic's end handle is the handle before the next declaration, or the
     /// service's end for the last one. A declaration whose value handle does not lie after it
     /// and before the next declaration (§3.3) is a broken rule.
-    public func discoverCharacteristics(
+    public nonisolated(nonsending) func discoverCharacteristics(
         for service: DiscoveredService
     ) async throws(GATTError) -> [DiscoveredCharacteristic] {
         var walk = HandleWalk(service.handleRange, what: "characteristic")
@@ -44,7 +44,7 @@ extension GATTClient {
     /// Discover Characteristics by UUID (Core 5.4 Vol 3 Part G §4.6.2): the declarations are
     /// read as in §4.6.1 and those of other types dropped — every declaration is needed anyway,
     /// since the next one, whatever its type, ends the one before.
-    public func discoverCharacteristics(
+    public nonisolated(nonsending) func discoverCharacteristics(
         withUUID uuid: BluetoothUUID, for service: DiscoveredService
     ) async throws(GATTError) -> [DiscoveredCharacteristic] {
         try await discoverCharacteristics(for: service).filter { $0.uuid == uuid }
@@ -53,7 +53,7 @@ extension GATTClient {
     /// Discover All Characteristic Descriptors (Core 5.4 Vol 3 Part G §4.7.1): Find Information
     /// Requests from the value handle + 1 to the characteristic's end, until Attribute Not Found
     /// or the end is reached. No request when the value is the characteristic's last handle.
-    public func discoverDescriptors(
+    public nonisolated(nonsending) func discoverDescriptors(
         for characteristic: DiscoveredCharacteristic
     ) async throws(GATTError) -> [DiscoveredDescriptor] {
         guard let range = characteristic.descriptorRange else { return [] }

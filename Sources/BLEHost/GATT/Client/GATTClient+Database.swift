@@ -5,7 +5,7 @@ extension GATTClient {
     /// the primary services, then for each its included services, its characteristics and
     /// their descriptors. A service reached only through an include (a secondary service, §3.1)
     /// is discovered as well when it lies in `range` and overlaps no other service.
-    public func discoverDatabase(
+    public nonisolated(nonsending) func discoverDatabase(
         in range: ClosedRange<UInt16> = 0x0001...0xFFFF
     ) async throws(GATTError) -> [GATTDatabaseCache.Service] {
         var found: [GATTDatabaseCache.Service] = []
@@ -29,14 +29,14 @@ extension GATTClient {
     /// Rediscovers every stale range of `cache` and stores what is found (§2.5.2): all of it
     /// for a fresh cache, only the invalidated ranges after a Service Changed indication
     /// (§7.1). On failure the ranges already rediscovered stay stored.
-    public func refresh(_ cache: inout GATTDatabaseCache) async throws(GATTError) {
+    public nonisolated(nonsending) func refresh(_ cache: inout GATTDatabaseCache) async throws(GATTError) {
         for range in cache.staleRanges {
             cache.store(try await discoverDatabase(in: range), discoveredIn: range)
         }
     }
 
     /// The characteristics of `service` with their descriptors.
-    private func discoverContents(
+    private nonisolated(nonsending) func discoverContents(
         of service: DiscoveredService, includedServices: [DiscoveredIncludedService]
     ) async throws(GATTError) -> GATTDatabaseCache.Service {
         var characteristics: [GATTDatabaseCache.Characteristic] = []

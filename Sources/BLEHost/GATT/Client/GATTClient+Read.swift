@@ -3,7 +3,7 @@ import BLEWire
 extension GATTClient {
     /// Read Characteristic Value (Core 5.4 Vol 3 Part G §4.8.1) — and Read Characteristic
     /// Descriptors (§4.12.1), the same Read Request: the value, or its first ATT_MTU − 1 octets.
-    public func readValue(handle: UInt16) async throws(GATTError) -> [UInt8] {
+    public nonisolated(nonsending) func readValue(handle: UInt16) async throws(GATTError) -> [UInt8] {
         let request = ATT.ReadRequest(handle: handle).pdu
         let response = try await send(request)
         guard case .readResponse(let read) = response else { throw .unexpected(response, to: request.opcode) }
@@ -14,7 +14,7 @@ extension GATTClient {
     /// `uuid` across `range` (typically a service's). A response holds only values of one
     /// length, so requests continue after the last handle returned, as the discoveries do, until
     /// Attribute Not Found or the end of the range; no match at all is an empty result.
-    public func readValues(
+    public nonisolated(nonsending) func readValues(
         ofCharacteristic uuid: BluetoothUUID, in range: ClosedRange<UInt16>
     ) async throws(GATTError) -> [GATTHandleValue] {
         guard let range = GATTClientSupport.usable(range) else { return [] }
@@ -47,7 +47,7 @@ extension GATTClient {
     /// (what some servers answer at the value's end), or at 512 octets, the longest value
     /// (Vol 3 Part F §3.2.9). A part longer than ATT_MTU − 1 or a value past 512 octets is a
     /// broken rule.
-    public func readLongValue(handle: UInt16) async throws(GATTError) -> [UInt8] {
+    public nonisolated(nonsending) func readLongValue(handle: UInt16) async throws(GATTError) -> [UInt8] {
         let partLength = await currentMTU - 1
         var value = try await readValue(handle: handle)
         guard value.count <= partLength else {
@@ -74,7 +74,7 @@ extension GATTClient {
     /// `handles` concatenated, as the server sends them (cut to ATT_MTU − 1 octets); the caller
     /// knows their lengths. One handle is a plain Read (§4.8.1, the same answer); none reads
     /// nothing. A request that cannot fit the ATT_MTU is refused before sending.
-    public func readMultipleValues(handles: [UInt16]) async throws(GATTError) -> [UInt8] {
+    public nonisolated(nonsending) func readMultipleValues(handles: [UInt16]) async throws(GATTError) -> [UInt8] {
         switch handles.count {
         case 0: return []
         case 1: return try await readValue(handle: handles[0])
@@ -91,7 +91,7 @@ extension GATTClient {
     /// value with its handle, in request order. The server cuts the list at ATT_MTU − 1 octets,
     /// so the last value may be truncated (`isTruncated`) and later handles missing; more tuples
     /// than handles is a broken rule. One handle is a plain Read; none reads nothing.
-    public func readMultipleVariableValues(handles: [UInt16]) async throws(GATTError) -> [GATTHandleValue] {
+    public nonisolated(nonsending) func readMultipleVariableValues(handles: [UInt16]) async throws(GATTError) -> [GATTHandleValue] {
         switch handles.count {
         case 0: return []
         case 1:
@@ -120,20 +120,20 @@ extension GATTClient {
     }
 
     /// A Set Of Handles request (opcode + 2 octets a handle) must fit the ATT_MTU.
-    private func checkFits(_ handles: [UInt16]) async throws(GATTError) {
+    private nonisolated(nonsending) func checkFits(_ handles: [UInt16]) async throws(GATTError) {
         let mtu = await currentMTU
         let length = 1 + 2 * handles.count
         guard length <= mtu else { throw .bearer(.pduTooLong(length: length, mtu: mtu)) }
     }
 
     /// Read Characteristic Descriptors (Core 5.4 Vol 3 Part G §4.12.1): a Read Request.
-    public func readDescriptor(handle: UInt16) async throws(GATTError) -> [UInt8] {
+    public nonisolated(nonsending) func readDescriptor(handle: UInt16) async throws(GATTError) -> [UInt8] {
         try await readValue(handle: handle)
     }
 
     /// Read Long Characteristic Descriptors (Core 5.4 Vol 3 Part G §4.12.2): Read then Read
     /// Blob, as `readLongValue`.
-    public func readLongDescriptor(handle: UInt16) async throws(GATTError) -> [UInt8] {
+    public nonisolated(nonsending) func readLongDescriptor(handle: UInt16) async throws(GATTError) -> [UInt8] {
         try await readLongValue(handle: handle)
     }
 }

@@ -7,7 +7,7 @@ extension GATTClient {
     /// whole database).
     ///
     /// A narrower `range` rediscovers only what a Service Changed indication named (§7.1).
-    public func discoverPrimaryServices(
+    public nonisolated(nonsending) func discoverPrimaryServices(
         in range: ClosedRange<UInt16> = 0x0001...0xFFFF
     ) async throws(GATTError) -> [DiscoveredService] {
         guard let range = GATTClientSupport.usable(range) else { return [] }
@@ -40,7 +40,7 @@ extension GATTClient {
     /// Discover Primary Service by Service UUID (Core 5.4 Vol 3 Part G §4.4.2): Find By Type
     /// Value Requests for «Primary Service» with the UUID as value, each starting after the last
     /// Group End Handle, until Attribute Not Found or a group ending at the end of `range`.
-    public func discoverPrimaryServices(
+    public nonisolated(nonsending) func discoverPrimaryServices(
         withUUID uuid: BluetoothUUID, in range: ClosedRange<UInt16> = 0x0001...0xFFFF
     ) async throws(GATTError) -> [DiscoveredService] {
         guard let range = GATTClientSupport.usable(range) else { return [] }
@@ -71,7 +71,7 @@ extension GATTClient {
     /// handle. An include declaration carries the included service's UUID only when it is 16-bit
     /// (value of 6 octets); for a 128-bit one (value of 4) the UUID is read from the included
     /// service's declaration with a Read Request.
-    public func discoverIncludedServices(
+    public nonisolated(nonsending) func discoverIncludedServices(
         for service: DiscoveredService
     ) async throws(GATTError) -> [DiscoveredIncludedService] {
         var walk = HandleWalk(service.handleRange, what: "include")
@@ -114,7 +114,7 @@ extension GATTClient {
 
     /// The 128-bit UUID of the service declared at `declarationHandle` (§4.5.1): its
     /// declaration's value must be exactly 16 octets.
-    private func readServiceUUID(declarationHandle: UInt16) async throws(GATTError) -> BluetoothUUID {
+    private nonisolated(nonsending) func readServiceUUID(declarationHandle: UInt16) async throws(GATTError) -> BluetoothUUID {
         let value = try await readValue(handle: declarationHandle)
         guard value.count == 16 else {
             throw .invalidResponse(

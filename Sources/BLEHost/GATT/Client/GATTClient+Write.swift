@@ -3,7 +3,7 @@ import BLEWire
 extension GATTClient {
     /// Write Without Response (Core 5.4 Vol 3 Part G §4.9.1): a Write Command, at most
     /// ATT_MTU − 3 octets; it waits for transmit room, never for an answer.
-    public func writeValueWithoutResponse(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
+    public nonisolated(nonsending) func writeValueWithoutResponse(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
         try check(value, maximum: await currentMTU - 3)
         try await sendCommand(ATT.WriteCommand(handle: handle, value: value[...]).pdu)
     }
@@ -18,7 +18,7 @@ extension GATTClient {
     /// procedure only on an unencrypted link to a characteristic with the
     /// `authenticatedSignedWrites` property (§4.9.2: an encrypted link uses Write Without
     /// Response instead).
-    public func signedWriteValueWithoutResponse(
+    public nonisolated(nonsending) func signedWriteValueWithoutResponse(
         _ value: [UInt8], handle: UInt16,
         signer: @Sendable (_ message: [UInt8]) async -> ATT.AuthenticationSignature
     ) async throws(GATTError) {
@@ -32,7 +32,7 @@ extension GATTClient {
     /// Write Characteristic Value (Core 5.4 Vol 3 Part G §4.9.3) — and Write Characteristic
     /// Descriptors (§4.12.3): a Write Request of at most ATT_MTU − 3 octets (and 512),
     /// answered by a Write Response.
-    public func writeValue(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
+    public nonisolated(nonsending) func writeValue(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
         try check(value, maximum: min(await currentMTU - 3, GATTClientSupport.maximumValueLength))
         let request = ATT.WriteRequest(handle: handle, value: value[...]).pdu
         let response = try await send(request)
@@ -45,7 +45,7 @@ extension GATTClient {
     /// octets. Each Prepare Write Response must echo its request; if one does not, or the server
     /// refuses a part after accepting others, the queue is cancelled (Execute Write, flags
     /// 0x00) and the procedure fails.
-    public func writeLongValue(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
+    public nonisolated(nonsending) func writeLongValue(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
         try check(value, maximum: GATTClientSupport.maximumValueLength)
         try await prepareAndExecute([(handle, value)])
     }
@@ -54,20 +54,20 @@ extension GATTClient {
     /// Write Requests (in ATT_MTU − 5 octet parts, so a value may be long), each echo checked
     /// against what was sent, then all are written at once by one Execute Write Request; an
     /// echo that differs cancels them all (flags 0x00) and fails. Nothing is sent for no writes.
-    public func reliableWrite(_ writes: [(handle: UInt16, value: [UInt8])]) async throws(GATTError) {
+    public nonisolated(nonsending) func reliableWrite(_ writes: [(handle: UInt16, value: [UInt8])]) async throws(GATTError) {
         for write in writes { try check(write.value, maximum: GATTClientSupport.maximumValueLength) }
         guard !writes.isEmpty else { return }
         try await prepareAndExecute(writes.map { ($0.handle, $0.value) })
     }
 
     /// Write Characteristic Descriptors (Core 5.4 Vol 3 Part G §4.12.3): a Write Request.
-    public func writeDescriptor(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
+    public nonisolated(nonsending) func writeDescriptor(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
         try await writeValue(value, handle: handle)
     }
 
     /// Write Long Characteristic Descriptors (Core 5.4 Vol 3 Part G §4.12.4): Prepare Writes
     /// then Execute Write, as `writeLongValue`.
-    public func writeLongDescriptor(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
+    public nonisolated(nonsending) func writeLongDescriptor(_ value: [UInt8], handle: UInt16) async throws(GATTError) {
         try await writeLongValue(value, handle: handle)
     }
 
@@ -79,7 +79,7 @@ extension GATTClient {
     /// Queues `writes` part by part, checking every echo, then executes them (§4.9.4, §4.9.5).
     /// On failure after the server may hold queued parts, the queue is cancelled (best effort:
     /// the first failure is what is thrown); a failed bearer is not asked again.
-    private func prepareAndExecute(_ writes: [(UInt16, [UInt8])]) async throws(GATTError) {
+    private nonisolated(nonsending) func prepareAndExecute(_ writes: [(UInt16, [UInt8])]) async throws(GATTError) {
         let partLength = await currentMTU - 5
         var serverHoldsParts = false
         do throws(GATTError) {
@@ -112,7 +112,7 @@ extension GATTClient {
     }
 
     /// Sends an Execute Write Request with `flags` and checks its response.
-    private func execute(_ flags: ATT.ExecuteWriteRequest.Flags) async throws(GATTError) {
+    private nonisolated(nonsending) func execute(_ flags: ATT.ExecuteWriteRequest.Flags) async throws(GATTError) {
         let request = ATT.ExecuteWriteRequest(flags: flags).pdu
         let response = try await send(request)
         guard case .executeWriteResponse = response else { throw .unexpected(response, to: request.opcode) }
@@ -124,7 +124,7 @@ extension GATTClient {
     /// with Write Characteristic Descriptors, §4.12.3): `.notifications` (0x0001) enables
     /// Characteristic Value Notification (§4.10), `.indications` (0x0002) Characteristic Value
     /// Indications (§4.11), `[]` (0x0000) turns both off.
-    public func writeClientCharacteristicConfiguration(
+    public nonisolated(nonsending) func writeClientCharacteristicConfiguration(
         _ configuration: ClientCharacteristicConfiguration, descriptorHandle: UInt16
     ) async throws(GATTError) {
         try await writeDescriptor(configuration.octets, handle: descriptorHandle)
@@ -135,7 +135,7 @@ extension GATTClient {
     /// notifications when the characteristic has `notify`, else indications when it has
     /// `indicate`; neither is `.propertyNotSupported`, refused before sending. Disabling writes
     /// 0x0000 whatever the properties.
-    public func setNotifyValue(
+    public nonisolated(nonsending) func setNotifyValue(
         _ enabled: Bool, for characteristic: DiscoveredCharacteristic, descriptorHandle: UInt16
     ) async throws(GATTError) {
         let configuration: ClientCharacteristicConfiguration

@@ -26,7 +26,7 @@ extension GATTClient {
     /// `endingCodes` returns nil: for the discoveries Attribute Not Found is the normal end
     /// (§4.4.1), for Read Long it is Invalid Offset (§4.8.3). Any other Error Response is
     /// thrown as `.att`; one naming a different request is a broken rule.
-    func send(_ request: ATTPDU, endingOn endingCodes: [ATTErrorCode]) async throws(GATTError) -> ATTPDU? {
+    nonisolated(nonsending) func send(_ request: ATTPDU, endingOn endingCodes: [ATTErrorCode]) async throws(GATTError) -> ATTPDU? {
         let response: ATTPDU
         do {
             response = try await bearer.request(request)
@@ -42,7 +42,7 @@ extension GATTClient {
     }
 
     /// Sends `request`; every Error Response is thrown.
-    func send(_ request: ATTPDU) async throws(GATTError) -> ATTPDU {
+    nonisolated(nonsending) func send(_ request: ATTPDU) async throws(GATTError) -> ATTPDU {
         // With no ending codes an Error Response is always thrown, so nil cannot come back.
         guard let response = try await send(request, endingOn: []) else {
             throw .invalidResponse("no response to \(request.opcode)")
@@ -51,7 +51,7 @@ extension GATTClient {
     }
 
     /// Sends a command: no answer, only the bearer's flow control.
-    func sendCommand(_ command: ATTPDU) async throws(GATTError) {
+    nonisolated(nonsending) func sendCommand(_ command: ATTPDU) async throws(GATTError) {
         do {
             try await bearer.command(command)
         } catch {
