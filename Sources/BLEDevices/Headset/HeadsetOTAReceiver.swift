@@ -1,3 +1,4 @@
+import BLE
 import BLECompanion
 import Synchronization
 
@@ -13,12 +14,12 @@ final class HeadsetOTAReceiver: Sendable {
 
     let flash: FirmwareFlash
     private let faultRate: Double
-    private let random: Mutex<(generator: HeadsetRandom, faults: Faults)>
+    private let random: Mutex<(generator: SeededRandomGenerator, faults: Faults)>
 
     init(flash: FirmwareFlash, faultRate: Double, seed: UInt64) {
         self.flash = flash
         self.faultRate = faultRate
-        random = Mutex((HeadsetRandom(seed: seed), Faults()))
+        random = Mutex((SeededRandomGenerator(seed: seed), Faults()))
     }
 
     var faults: Faults { random.withLock { $0.faults } }

@@ -267,7 +267,7 @@ public final class VirtualHeadset: Sendable {
                 await sendEvent(event.message)
             }
         case .random(let meanInterval):
-            var generator = HeadsetRandom(seed: configuration.seed ^ 0x5EED_E7E7)
+            var generator = SeededRandomGenerator(seed: configuration.seed ^ 0x5EED_E7E7)
             while true {
                 // Uniform on (0, 2 × mean): the mean is right and nothing bunches at zero.
                 let delay = meanInterval * Double.random(in: 0.01..<2, using: &generator)
@@ -283,7 +283,7 @@ public final class VirtualHeadset: Sendable {
         }
     }
 
-    static func randomEvent(using generator: inout HeadsetRandom) -> HeadsetDeviceMessage {
+    static func randomEvent(using generator: inout SeededRandomGenerator) -> HeadsetDeviceMessage {
         switch Int.random(in: 0..<10, using: &generator) {
         case 0..<5: .gesture(HeadsetProtocol.Gesture.allCases.randomElement(using: &generator) ?? .tap)
         case 5, 6: .proximity(HeadsetProtocol.Proximity.allCases.randomElement(using: &generator) ?? .near)

@@ -1,3 +1,4 @@
+import BLE
 import BLECompanion
 import Testing
 
@@ -17,7 +18,7 @@ struct CRC32Tests {
 
     @Test("Fed in pieces equals fed at once")
     func incremental() {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandomGenerator(seed: 7)
         for _ in 0..<50 {
             let bytes = (0..<Int.random(in: 0...300, using: &generator)).map { _ in
                 UInt8.random(in: 0...255, using: &generator)
@@ -32,7 +33,7 @@ struct CRC32Tests {
 
     @Test("A single flipped bit changes the checksum")
     func detectsBitFlips() {
-        var generator = SeededGenerator(seed: 11)
+        var generator = SeededRandomGenerator(seed: 11)
         let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let reference = CRC32.checksum(bytes)
         for index in bytes.indices {
@@ -45,17 +46,3 @@ struct CRC32Tests {
     }
 }
 
-/// SplitMix64: a small seeded generator, so randomized tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -5,7 +5,7 @@ import Testing
 @Suite("OTA engine against a scripted device")
 struct OTAEngineTests {
     static func image(size: Int = 1000, seed: UInt64 = 1) throws -> FirmwareImage {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandomGenerator(seed: seed)
         return try FirmwareImage(
             bytes: (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }, version: "2.0.0")
     }

@@ -1,3 +1,4 @@
+import BLE
 import BLECompanion
 import BLEDevices
 import Testing
@@ -91,7 +92,7 @@ struct FirmwareFlashSelectiveRepeatTests {
     func shuffledWithinWindow() async throws {
         let (flash, _) = try makeFlash(capacity: 64)
         _ = try flash.start(packets.parameters)
-        var random = SeededGenerator(seed: 42)
+        var random = SeededRandomGenerator(seed: 42)
         // Every third packet is lost on the first pass (not the last, whose loss no later packet
         // would show); the reported ones are resent in random order.
         let lost = (0..<packets.packetCount - 1).filter { $0 % 3 == 1 }

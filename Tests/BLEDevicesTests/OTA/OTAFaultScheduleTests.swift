@@ -69,7 +69,7 @@ struct OTAFaultScheduleTests {
     }
 
     static func runSchedule(seed: UInt64, simulation: Simulation, tally: TallyBox) async throws {
-        var random = SeededGenerator(seed: seed &* 0x1000_0001)
+        var random = SeededRandomGenerator(seed: seed &* 0x1000_0001)
         let oldImage = try FirmwareImage.random(
             size: Int.random(in: 200...3000, using: &random), version: "1.0.0", seed: seed)
         let newImage = try FirmwareImage.random(

@@ -45,7 +45,7 @@ final class FlashLoopbackTarget: OTATarget {
         var flash: FirmwareFlash
         var connected = true
         var faults: Faults
-        var generator: SeededGenerator
+        var generator: SeededRandomGenerator
         var counters = Counters()
         var subscribers: [AsyncStream<OTADeviceReport>.Continuation] = []
         var sends = 0
@@ -75,7 +75,7 @@ final class FlashLoopbackTarget: OTATarget {
         self.packetTime = packetTime
         let flash = try FirmwareFlash(
             storage: storage, factoryImage: factoryImage, configuration: flashConfiguration, clock: clock)
-        state = Mutex(State(flash: flash, faults: faults, generator: SeededGenerator(seed: seed)))
+        state = Mutex(State(flash: flash, faults: faults, generator: SeededRandomGenerator(seed: seed)))
     }
 
     var flash: FirmwareFlash { state.withLock { $0.flash } }
@@ -259,25 +259,11 @@ final class FlashLoopbackTarget: OTATarget {
     }
 }
 
-/// SplitMix64: a small seeded generator, so randomized tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension FirmwareImage {
     /// A random image for tests.
     static func random(size: Int, version: String, seed: UInt64) throws -> FirmwareImage {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandomGenerator(seed: seed)
         return try FirmwareImage(
             bytes: (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }, version: version)
     }
