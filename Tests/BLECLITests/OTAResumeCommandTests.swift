@@ -56,6 +56,28 @@ struct OTAResumeCommandTests {
         return line.components(separatedBy: marker).last.flatMap { Int($0) }
     }
 
+    /// `ble controller` serving two controllers on one virtual air over TCP (the headset's and
+    /// the app's), and their ports.
+    static func twoControllers() throws -> (BackgroundProcess, [String]) {
+        let controller = try BackgroundProcess([
+            "controller", "--listen", "tcp-server:127.0.0.1:0", "--listen", "tcp-server:127.0.0.1:0",
+        ])
+        do {
+            return (controller, try controller.lines(2).map(port))
+        } catch {
+            controller.stop()
+            throw error
+        }
+    }
+
+    /// The `ble headset` arguments on the controller at `port`, its state kept in `folder`.
+    static func headset(port: String, stateIn folder: URL) -> [String] {
+        [
+            "headset", "--transport", "tcp-client:127.0.0.1:\(port)",
+            "--state-dir", folder.appendingPathComponent("headset-state").path,
+        ]
+    }
+
     /// The `ble ota` arguments for the image, the headset's address and the app's controller.
     static func ota(_ image: URL, _ address: String, port: String) -> [String] {
         ["ota", "--image", image.path, "--version", "2.0.0", address, "--transport", "tcp-client:127.0.0.1:\(port)"]
@@ -83,11 +105,8 @@ struct OTAResumeCommandTests {
     func killedOTAResumes() throws {
         let (folder, image) = try Self.folderWithImage()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let controller = try BackgroundProcess([
-            "controller", "--listen", "tcp-server:127.0.0.1:0", "--listen", "tcp-server:127.0.0.1:0",
-        ])
+        let (controller, ports) = try Self.twoControllers()
         defer { controller.stop() }
-        let ports = try controller.lines(2).map(Self.port)
         let headset = try BackgroundProcess(["headset", "--transport", "tcp-client:127.0.0.1:\(ports[0])"])
         defer { headset.stop() }
         let address = try Self.address(try headset.lines(1)[0])
@@ -124,15 +143,9 @@ struct OTAResumeCommandTests {
     func killedHeadsetResumes() throws {
         let (folder, image) = try Self.folderWithImage()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let controller = try BackgroundProcess([
-            "controller", "--listen", "tcp-server:127.0.0.1:0", "--listen", "tcp-server:127.0.0.1:0",
-        ])
+        let (controller, ports) = try Self.twoControllers()
         defer { controller.stop() }
-        let ports = try controller.lines(2).map(Self.port)
-        let headsetArguments = [
-            "headset", "--transport", "tcp-client:127.0.0.1:\(ports[0])",
-            "--state-dir", folder.appendingPathComponent("headset-state").path,
-        ]
+        let headsetArguments = Self.headset(port: ports[0], stateIn: folder)
         let crashed = try BackgroundProcess(headsetArguments)
         defer { crashed.stop() }
         let started = try crashed.lines(1)[0]
@@ -170,15 +183,9 @@ struct OTAResumeCommandTests {
     func otaRecoversFromHeadsetRestart() throws {
         let (folder, image) = try Self.folderWithImage()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let controller = try BackgroundProcess([
-            "controller", "--listen", "tcp-server:127.0.0.1:0", "--listen", "tcp-server:127.0.0.1:0",
-        ])
+        let (controller, ports) = try Self.twoControllers()
         defer { controller.stop() }
-        let ports = try controller.lines(2).map(Self.port)
-        let headsetArguments = [
-            "headset", "--transport", "tcp-client:127.0.0.1:\(ports[0])",
-            "--state-dir", folder.appendingPathComponent("headset-state").path,
-        ]
+        let headsetArguments = Self.headset(port: ports[0], stateIn: folder)
         let crashed = try BackgroundProcess(headsetArguments)
         defer { crashed.stop() }
         let address = try Self.address(try crashed.lines(1)[0])

@@ -44,11 +44,8 @@ enum HeadsetDemo {
     ]
 
     static func run(capturePath: String? = nil) async throws {
-        let radio = VirtualRadio()
-        let simulation = radio.simulation
-        let phoneRadio = try Radio.virtual(radio, position: AirPosition(x: 3, y: 0, z: 0))
-            .capturing(toFile: capturePath)
-        let log = StoryLog(simulation: simulation)
+        let stage = try DemoStage(capturePath: capturePath)
+        let (radio, phoneRadio, log, simulation) = (stage.radio, stage.phoneRadio, stage.log, stage.radio.simulation)
         let wallStart = ContinuousClock.now
         print("swift-ble demo — a headset and its phone app, each a swift-ble host on its own virtual controller,")
         print("on one virtual air (air-time model, virtual clock). Times are virtual.\n")
@@ -58,10 +55,7 @@ enum HeadsetDemo {
         let wall = wallStart.duration(to: .now)
         print("")
         for line in HeadsetDemoSummary(story: story, wall: wall).lines { print(line) }
-        if let capture = phoneRadio.capture {
-            if let error = capture.close() { throw error }
-            print("Captured the phone's HCI traffic: \(capture.recordCount) packets in \(capture.path) (btsnoop).")
-        }
+        try stage.finishCapture()
     }
 
     /// The image: 256 KiB of seeded noise (firmware does not compress either), version 2.0.0.

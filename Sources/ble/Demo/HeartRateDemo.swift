@@ -15,11 +15,8 @@ enum HeartRateDemo {
 
     /// Runs the story; with `capturePath`, the phone's HCI traffic goes to a btsnoop file there.
     static func run(capturePath: String? = nil) async throws {
-        let radio = VirtualRadio()
-        let simulation = radio.simulation
-        let phoneRadio = try Radio.virtual(radio, position: AirPosition(x: 3, y: 0, z: 0))
-            .capturing(toFile: capturePath)
-        let log = StoryLog(simulation: simulation)
+        let stage = try DemoStage(capturePath: capturePath)
+        let (radio, phoneRadio, log, simulation) = (stage.radio, stage.phoneRadio, stage.log, stage.radio.simulation)
         let wallStart = ContinuousClock.now
         print("swift-ble demo — a heart-rate sensor and a phone, each a swift-ble host on its own virtual")
         print("controller, on one virtual air (air-time model, virtual clock). Times are virtual.\n")
@@ -28,10 +25,7 @@ enum HeartRateDemo {
         print(
             "\nDone: \(format(seconds(VirtualInstant.zero.duration(to: simulation.now)))) s of virtual time in "
                 + "\(format(seconds(wall), digits: 3)) s of wall time.")
-        if let capture = phoneRadio.capture {
-            if let error = capture.close() { throw error }
-            print("Captured the phone's HCI traffic: \(capture.recordCount) packets in \(capture.path) (btsnoop).")
-        }
+        try stage.finishCapture()
     }
 
     private static func story(radio: VirtualRadio, phoneRadio: Radio, log: StoryLog) async throws {
@@ -162,6 +156,26 @@ enum HeartRateDemo {
 
     static func format(_ value: Double, digits: Int = 3) -> String {
         AirtimeBenchCommand.format(value, digits: digits)
+    }
+}
+
+/// What both stories run on: one virtual air, the phone's radio on it (its HCI traffic captured
+/// when asked), and the log.
+struct DemoStage {
+    let radio = VirtualRadio()
+    let phoneRadio: Radio
+    let log: StoryLog
+
+    init(capturePath: String?) throws {
+        phoneRadio = try Radio.virtual(radio, position: AirPosition(x: 3, y: 0, z: 0)).capturing(toFile: capturePath)
+        log = StoryLog(simulation: radio.simulation)
+    }
+
+    /// Closes the phone's capture, if any, and says where it went.
+    func finishCapture() throws {
+        guard let capture = phoneRadio.capture else { return }
+        if let error = capture.close() { throw error }
+        print("Captured the phone's HCI traffic: \(capture.recordCount) packets in \(capture.path) (btsnoop).")
     }
 }
 
