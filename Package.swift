@@ -1,9 +1,13 @@
 // swift-tools-version: 6.1
 // swift-ble: a Bluetooth Low Energy stack and companion-device toolkit in Swift.
-// Layers (dependencies point down only; see docs/ and the README):
-//   ble (CLI) → BLEDevices → BLECompanion → BLE → BLEHost → BLETransport → BLEController → BLEWire
-//   The host and the virtual controller never use each other's types: they meet only through a
-//   transport, as H4 bytes.
+// Layers (dependencies point down only; docs/architecture.md draws the graph, and a test checks
+// this file against it):
+//   ble (CLI) → BLEBenchmarks, BLEDevices → BLECompanion → BLE → BLEHost → BLETransport → BLEWire
+//   BLE → BLEVirtualHCI → BLEController → BLEWire, BLESimulation
+//   The host and the virtual controller never use each other's types, not even transitively:
+//   they meet only through a transport, as H4 bytes. BLEVirtualHCI (the in-process pipe to a
+//   virtual controller and the HCI server of virtual controllers) is the one target that sees both
+//   a transport and a controller.
 import PackageDescription
 
 let package = Package(
@@ -11,8 +15,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "BLEWire", targets: ["BLEWire"]),
+        .library(name: "BLESimulation", targets: ["BLESimulation"]),
         .library(name: "BLEController", targets: ["BLEController"]),
         .library(name: "BLETransport", targets: ["BLETransport"]),
+        .library(name: "BLEVirtualHCI", targets: ["BLEVirtualHCI"]),
         .library(name: "BLEHost", targets: ["BLEHost"]),
         .library(name: "BLE", targets: ["BLE"]),
         .library(name: "BLECompanion", targets: ["BLECompanion"]),
@@ -29,11 +35,20 @@ let package = Package(
     ],
     targets: [
         .target(name: "BLEWire"),
-        .target(name: "BLEController", dependencies: ["BLEWire"]),
+        .target(name: "BLESimulation"),
+        .target(name: "BLEController", dependencies: ["BLEWire", "BLESimulation"]),
         .target(
             name: "BLETransport",
             dependencies: [
-                "BLEWire", "BLEController",
+                "BLEWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "BLEVirtualHCI",
+            dependencies: [
+                "BLEWire", "BLESimulation", "BLEController", "BLETransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -47,18 +62,31 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .target(name: "BLE", dependencies: ["BLEHost", "BLETransport", "BLEController", "BLEWire"]),
+        .target(
+            name: "BLE",
+            dependencies: ["BLEHost", "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEWire"]
+        ),
         .target(
             name: "BLECompanion",
             dependencies: [
-                "BLE", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
+                "BLE", "BLEWire", "BLESimulation",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE"]),
+        .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE", "BLEWire", "BLESimulation"]),
+        // Throughput and air-time benchmarks on two full stacks (`ble bench`, and the tests that
+        // pin what they measure).
+        .target(
+            name: "BLEBenchmarks",
+            dependencies: [
+                "BLE", "BLEHost", "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEWire",
+            ]
+        ),
         .executableTarget(
             name: "ble",
             dependencies: [
-                "BLE", "BLEWire", "BLEController", "BLETransport", "BLEHost", "BLECompanion", "BLEDevices",
+                "BLE", "BLEWire", "BLESimulation", "BLEController", "BLETransport", "BLEVirtualHCI", "BLEHost",
+                "BLECompanion", "BLEDevices", "BLEBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -69,29 +97,48 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BLEControllerTests", dependencies: ["BLEController", "BLEWire"]),
+        .testTarget(name: "BLESimulationTests", dependencies: ["BLESimulation"]),
+        .testTarget(name: "BLEControllerTests", dependencies: ["BLEController", "BLESimulation", "BLEWire"]),
         .testTarget(
             name: "BLEHostTests",
             dependencies: [
                 "BLEHost", "BLEWire", "BLETransport",
-                // The simulation's executor and virtual clock drive host timers in tests.
-                "BLEController",
+                // The simulation's executor and virtual clock drive host timers in tests; the
+                // end-to-end tests put a host on a virtual controller through the pipe.
+                "BLESimulation", "BLEController", "BLEVirtualHCI",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BLETests", dependencies: ["BLE", "BLEController", "BLEHost", "BLEWire"]),
+        .testTarget(
+            name: "BLETests",
+            dependencies: [
+                "BLE", "BLEController", "BLESimulation", "BLEVirtualHCI", "BLETransport", "BLEHost", "BLEWire",
+            ]
+        ),
         .testTarget(
             name: "BLECompanionTests",
             dependencies: [
-                "BLECompanion", "BLE",
+                "BLECompanion", "BLE", "BLEWire", "BLESimulation",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BLETransportTests", dependencies: ["BLETransport", "BLEController", "BLEHost", "BLEWire"]),
-        .testTarget(name: "BLEDevicesTests", dependencies: ["BLEDevices", "BLECompanion", "BLE"]),
+        // Transports are tested against virtual controllers served over them (BLEVirtualHCI).
+        .testTarget(
+            name: "BLETransportTests",
+            dependencies: ["BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEHost", "BLEWire"]
+        ),
+        .testTarget(
+            name: "BLEDevicesTests",
+            dependencies: ["BLEDevices", "BLECompanion", "BLE", "BLEBenchmarks", "BLEWire", "BLESimulation"]
+        ),
+        .testTarget(
+            name: "BLEBenchmarksTests", dependencies: ["BLEBenchmarks", "BLE", "BLEController", "BLESimulation", "BLEWire"]
+        ),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.
-        .testTarget(name: "BLEInteropTests", dependencies: ["BLE", "BLETransport", "BLEWire", "ble"]),
+        .testTarget(
+            name: "BLEInteropTests", dependencies: ["BLE", "BLETransport", "BLEVirtualHCI", "BLESimulation", "BLEWire", "ble"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

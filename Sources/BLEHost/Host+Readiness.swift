@@ -26,7 +26,7 @@ extension Host {
     /// Asks for one `.readyToSend(handle:)` event when the link has room again, for callers
     /// on the host's executor that take events in place rather than wait on a task. Returns
     /// false, asking nothing, when the link has room now or is gone.
-    public func reportReadinessToSend(on handle: UInt16) -> Bool {
+    package func reportReadinessToSend(on handle: UInt16) -> Bool {
         guard hasBearer(handle), !acl.isReady(handle) else { return false }
         if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
         bearers[handle]!.readinessReportWanted = true

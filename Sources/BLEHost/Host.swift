@@ -74,7 +74,7 @@ public actor Host {
 
     /// Called on the host's executor with each event as it happens, in order, and with nil
     /// once the host stopped.
-    public typealias EventObserver = @Sendable (HostEvent?) -> Void
+    package typealias EventObserver = @Sendable (HostEvent?) -> Void
 
     enum RunState {
         case idle
@@ -85,8 +85,8 @@ public actor Host {
     /// Packets to the controller, sent in this order by one writer task.
     private let outgoing: EventStream<H4Packet>.Continuation
     private let outgoingPackets: EventStream<H4Packet>
-    /// The transport when it is an in-process pipe, which sends synchronously.
-    let pipe: PipeTransport?
+    /// The transport when it can send synchronously (an in-process pipe).
+    let inPlaceTransport: (any InPlaceHCITransport)?
 
     var runState = RunState.idle
     var commandFlow = CommandFlow()
@@ -127,7 +127,7 @@ public actor Host {
         executor: (any HostExecutor)? = nil, configuration: HostConfiguration = HostConfiguration()
     ) {
         self.transport = transport
-        self.pipe = transport as? PipeTransport
+        self.inPlaceTransport = transport as? any InPlaceHCITransport
         self.clock = clock
         self.timeline = HostTimeline(clock)
         self.configuration = configuration
@@ -147,13 +147,12 @@ public actor Host {
     /// Starts reading from the transport and runs the initialisation sequence.
     public func start() async throws(HostError) {
         guard case .idle = runState else { return }
-        if let pipe, let delivery = pipe.deliveryExecutor, (delivery as AnyObject) === (executor as AnyObject) {
-            // The pipe delivers on this host's executor between its jobs: take packets in place.
-            pipe.receiveDirectly { [weak self] packet in
-                self?.inPlace(passing: packet) { host, packet in
-                    guard case .running = host.runState else { return }
-                    host.received(packet)
-                }
+        // A transport that delivers on this host's executor between its jobs hands packets over
+        // in place; any other keeps them on `packets` for the reader task.
+        _ = inPlaceTransport?.deliverInPlace(on: executor) { [weak self] packet in
+            self?.inPlace(passing: packet) { host, packet in
+                guard case .running = host.runState else { return }
+                host.received(packet)
             }
         }
         let reader = spawn { await self.readLoop() }
@@ -209,7 +208,7 @@ public actor Host {
     /// executor, while the host is still handling what caused it. Code on the same executor (a
     /// manager) can take an event in place, without a stream and a task resumption per event;
     /// the observer must not call back into the host synchronously. Set it before `start()`.
-    public func observeEvents(_ observer: @escaping EventObserver) {
+    package func observeEvents(_ observer: @escaping EventObserver) {
         eventObserver = observer
     }
 
@@ -229,11 +228,11 @@ public actor Host {
         Task(executorPreference: executor, operation: operation)
     }
 
-    /// Queues a packet for the controller (in order). An in-process pipe takes it at once —
-    /// still as H4 bytes — instead of through the writer task.
+    /// Queues a packet for the controller (in order). A transport that sends in place takes it
+    /// at once — still as H4 bytes — instead of through the writer task.
     func transmit(_ packet: H4Packet) {
-        if let pipe {
-            try? pipe.sendNow(packet)
+        if let inPlaceTransport {
+            try? inPlaceTransport.sendNow(packet)
         } else {
             outgoing.yield(packet)
         }

@@ -1,5 +1,4 @@
 import BLEWire
-import Synchronization
 
 /// Why a transport stopped.
 public enum HCITransportError: Error, Sendable, Equatable {
@@ -28,96 +27,23 @@ public protocol HCITransport: Sendable {
     func close() async
 }
 
-/// An in-process transport: packets to the controller go to a closure, packets from the
-/// controller are delivered with `deliver(_:)`. Used to attach a host to the virtual radio (or
-/// to a scripted controller in tests) without bytes on a socket — the packets are still real
-/// H4 packets, encoded and decoded as on a wire.
-public final class PipeTransport: HCITransport {
-    public let packets: AsyncThrowingStream<H4Packet, any Error>
-    private let continuation: AsyncThrowingStream<H4Packet, any Error>.Continuation
-    private let toController: @Sendable (H4Packet) -> Void
-    /// Takes the host's packets as H4 bytes, when the other end reads bytes anyway.
-    private let toControllerWire: (@Sendable ([UInt8]) -> Void)?
-    private let isClosed = Atomic<Bool>(false)
-    /// The serial executor whose thread calls `deliver`, always between that executor's jobs
-    /// (a virtual controller's port: its actions run on the simulation thread); nil when
-    /// packets may come from anywhere.
-    public let deliveryExecutor: (any SerialExecutor)?
-    /// Takes packets in place of `packets` once a host on `deliveryExecutor` asked for them.
-    private let directReceiver = Mutex<DirectReceiver?>(nil)
+/// A transport that can skip the stream and the writer task: it takes packets synchronously on
+/// the sender's thread and can hand packets to a host synchronously, on the host's own serial
+/// executor, between that executor's jobs. The host asks for this capability instead of
+/// knowing concrete transports; one that lacks it gets the stream and a writer task.
+package protocol InPlaceHCITransport: HCITransport {
+    /// Hands every later packet to `receiver` instead of to `packets` when this transport
+    /// delivers on `executor`'s thread between its jobs; returns false, changing nothing, when
+    /// it does not (packets then keep arriving on `packets`). `packets` still reports the end.
+    func deliverInPlace(on executor: any SerialExecutor, to receiver: @escaping @Sendable (H4Packet) -> Void) -> Bool
 
-    /// A box, so that reading the receiver under the lock copies a reference rather than
-    /// re-wrapping a closure.
-    private final class DirectReceiver: Sendable {
-        let receive: @Sendable (H4Packet) -> Void
-        init(_ receive: @escaping @Sendable (H4Packet) -> Void) { self.receive = receive }
-    }
+    /// Sends one packet to the controller at once, on the caller's thread, without suspending.
+    func sendNow(_ packet: H4Packet) throws(HCITransportError)
 
-    /// `toController` receives every packet the host sends, in order, on the sender's task;
-    /// `toControllerWire`, when given, receives those sent with `sendNow(wire:)` as the bytes
-    /// of their H4 encoding (packet indicator first).
-    public init(
-        deliveryExecutor: (any SerialExecutor)? = nil, toController: @escaping @Sendable (H4Packet) -> Void,
-        toControllerWire: (@Sendable ([UInt8]) -> Void)? = nil
-    ) {
-        (packets, continuation) = AsyncThrowingStream.makeStream(of: H4Packet.self, throwing: (any Error).self)
-        self.deliveryExecutor = deliveryExecutor
-        self.toController = toController
-        self.toControllerWire = toControllerWire
-    }
+    /// Whether `sendNow(wire:)` hands the bytes on as they are (no decoding on the way), so a
+    /// sender that has the H4 bytes already should use it.
+    var takesWireBytes: Bool { get }
 
-    /// Whether `sendNow(wire:)` hands the bytes on as they are (no decoding on the way).
-    public var takesWireBytes: Bool { toControllerWire != nil }
-
-    /// Hands every later packet to `receiver`, on the delivering thread, instead of to
-    /// `packets`: a host running on `deliveryExecutor` takes each one in place, without a
-    /// stream and a task resumption per packet. `packets` still reports the end.
-    public func receiveDirectly(_ receiver: @escaping @Sendable (H4Packet) -> Void) {
-        let box = DirectReceiver(receiver)
-        directReceiver.withLock { $0 = box }
-    }
-
-    public func send(_ packet: H4Packet) async throws(HCITransportError) {
-        try sendNow(packet)
-    }
-
-    /// Sends one packet to the controller at once, on the caller's thread: the in-process
-    /// pipe needs no suspension, so a host may skip a writer task and its hop per packet.
-    public func sendNow(_ packet: H4Packet) throws(HCITransportError) {
-        guard !isClosed.load(ordering: .acquiring) else { throw .closed }
-        toController(packet)
-    }
-
-    /// Sends one packet given as its H4 bytes (packet indicator, then the HCI packet): an
-    /// in-process controller that parses bytes anyway takes them without a re-encoding.
-    public func sendNow(wire bytes: [UInt8]) throws(HCITransportError) {
-        guard !isClosed.load(ordering: .acquiring) else { throw .closed }
-        if let toControllerWire { return toControllerWire(bytes) }
-        guard let indicator = bytes.first, let type = H4PacketType(rawValue: indicator) else {
-            throw .malformedStream("not an H4 packet")
-        }
-        toController(H4Packet(type: type, payload: bytes[1...]))
-    }
-
-    /// A packet from the controller to the host.
-    public func deliver(_ packet: H4Packet) {
-        guard !isClosed.load(ordering: .acquiring) else { return }
-        if let receiver = directReceiver.withLock({ $0 }) {
-            receiver.receive(packet)
-        } else {
-            continuation.yield(packet)
-        }
-    }
-
-    /// Fails the transport (e.g. the controller side saw garbage).
-    public func fail(_ error: HCITransportError) {
-        isClosed.store(true, ordering: .releasing)
-        continuation.finish(throwing: error)
-    }
-
-    public func close() async {
-        isClosed.store(true, ordering: .releasing)
-        directReceiver.withLock { $0 = nil }
-        continuation.finish()
-    }
+    /// Sends one packet given as its H4 bytes (packet indicator, then the HCI packet).
+    func sendNow(wire bytes: [UInt8]) throws(HCITransportError)
 }

@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import BLESimulation
 import Testing
 
 @Suite("Device protocol request/response correlation on the virtual clock")

@@ -1,6 +1,7 @@
 import BLE
 import BLEController
 import BLEHost
+import BLESimulation
 import BLEWire
 import Testing
 

@@ -49,7 +49,7 @@ public struct ConnectOptions: Sendable, Hashable {
 /// off; `powerOn()` brings the controller up. Calls that cannot succeed in the current state
 /// throw `BLEError` at once.
 public actor CentralManager {
-    nonisolated let stack: HostStack
+    package nonisolated let stack: HostStack
     public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }
 
     /// Connections made and lost, in order. One listener.

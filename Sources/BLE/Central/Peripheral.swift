@@ -26,7 +26,7 @@ public enum PeripheralEvent: Sendable {
 /// disconnection forgets it, so a new connection discovers again.
 public actor Peripheral {
     /// The link, as the manager drives it.
-    enum Link: Equatable {
+    package enum Link: Equatable {
         case disconnected
         case connecting
         case connected(UInt16)
@@ -38,13 +38,13 @@ public actor Peripheral {
     /// The address it advertised with (Core 5.4 Vol 6 Part B §1.3). Core Bluetooth hides it;
     /// tools that name devices by address (`ble read F0:F1:…`) need it.
     public nonisolated let address: LEAddress
-    nonisolated let stack: HostStack
+    package nonisolated let stack: HostStack
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }
 
     /// The advertised local name (CSS Part A §1.2), the latest seen.
     public private(set) var name: String?
-    var link = Link.disconnected
+    package var link = Link.disconnected
     /// Counts connections, so that the results of a procedure started on an earlier link are
     /// not stored.
     var connectionCount: UInt64 = 0

@@ -1,6 +1,7 @@
 import BLEController
 import BLEHost
 import BLETransport
+import BLEVirtualHCI
 import BLEWire
 
 /// Where a manager's host runs (Core 5.4 Vol 4 Part A: a host reaches its controller through a
@@ -25,10 +26,10 @@ public enum Radio: Sendable {
 
 /// A host and what it runs on: the executor of its actor and tasks, and the clock its timers
 /// read (Design: "one serial executor per host", "time is injected").
-struct HostStack: Sendable {
-    let host: Host
-    let executor: any HostExecutor
-    let clock: any Clock<Duration>
+package struct HostStack: Sendable {
+    package let host: Host
+    package let executor: any HostExecutor
+    package let clock: any Clock<Duration>
     /// The thread started for a transport's host; it ends when nothing uses the stack any more.
     let ownedThread: OwnedThread?
 
@@ -93,7 +94,7 @@ struct HostStack: Sendable {
     }
 
     /// Sleeps on the host's clock; false when cancelled.
-    func sleep(for duration: Duration) async -> Bool {
+    package func sleep(for duration: Duration) async -> Bool {
         do {
             try await clock.sleep(for: duration)
             return true

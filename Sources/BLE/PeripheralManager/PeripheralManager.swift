@@ -26,7 +26,7 @@ public enum PeripheralManagerEvent: Sendable {
 /// (GAP and GATT services included). It starts powered off; `powerOn()` brings the controller
 /// up. Calls that cannot succeed in the current state throw `BLEError` at once.
 public actor PeripheralManager {
-    nonisolated let stack: HostStack
+    package nonisolated let stack: HostStack
     let server: GATTServerHandler
     /// Marks the snapshots this manager hands out.
     nonisolated let owner = UUID()
@@ -54,7 +54,7 @@ public actor PeripheralManager {
     /// The services published, by service declaration handle.
     var published: [UInt16: PublishedService] = [:]
     /// Connected centrals by connection handle.
-    var centrals: [UInt16: LEAddress] = [:]
+    package var centrals: [UInt16: LEAddress] = [:]
     /// Their identifiers (a SHA-1 each: computed once per link, not once per request).
     var centralIdentifiers: [UInt16: UUID] = [:]
     /// What each central subscribed to: connection handle → characteristic value handle → its

@@ -1,4 +1,5 @@
 import BLE
+import BLESimulation
 
 /// Where a device link's log lines go. swift-log is not a dependency of BLECompanion yet; this
 /// closure is the seam (a swift-log `Logger` fits behind it).

@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 
 /// The MAC address a device states about itself — in its manufacturer specific data or in a
 /// protocol message — as opposed to the address it advertises with, which may change.

@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 import Foundation
 import GRDB
 

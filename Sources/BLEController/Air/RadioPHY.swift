@@ -90,19 +90,3 @@ public enum RadioTiming {
     /// transmitWindowDelay after an AUX_CONNECT_REQ on LE 1M or 2M (§4.5.3).
     public static let transmitWindowDelayAuxiliary = Duration.microseconds(2500)
 }
-
-/// A small seedable generator (SplitMix64): every random choice of the virtual radio draws from
-/// one of these, so a run is fully determined by its seeds.
-public struct SeededRandomGenerator: RandomNumberGenerator, Sendable, Hashable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

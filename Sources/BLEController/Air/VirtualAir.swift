@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// Identifies a radio attached to a `VirtualAir`, in the order radios were attached.

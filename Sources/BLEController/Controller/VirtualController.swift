@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// A virtual LE controller on a `VirtualAir`, driven only through HCI over the UART transport

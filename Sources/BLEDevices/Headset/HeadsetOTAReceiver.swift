@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import BLESimulation
 import Synchronization
 
 /// The headset's side of the OTA sequence (docs/headset-protocol.md): turns OTA messages into

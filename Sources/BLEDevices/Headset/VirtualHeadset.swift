@@ -1,5 +1,7 @@
 import BLE
+import BLEHost
 import BLECompanion
+import BLESimulation
 import Synchronization
 
 /// A headset on any radio, built on the public API: a `PeripheralManager` publishing the

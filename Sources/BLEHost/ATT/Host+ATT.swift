@@ -125,7 +125,7 @@ extension Host {
     /// Sends a command at once when the link has transmit room: false, sending nothing, when it
     /// has none (then `attCommand` waits for it). For callers on the host's executor, which call
     /// it in place rather than suspend per Write Command.
-    public func attCommandIfReady(_ pdu: ATTPDU, on handle: UInt16) -> Result<Bool, ATTBearerError> {
+    package func attCommandIfReady(_ pdu: ATTPDU, on handle: UInt16) -> Result<Bool, ATTBearerError> {
         guard !hasBearer(handle) || acl.isReady(handle) else { return .success(false) }
         guard let mtu = bearerMTU(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
         switch Self.attFrame(pdu, mtu: mtu) {

@@ -7,7 +7,7 @@ extension Actor {
     /// paths that run per packet that was a `malloc` each. A closure that captures nothing has
     /// no box.
     @inlinable
-    public nonisolated func inPlace<Input, Output>(
+    package nonisolated func inPlace<Input, Output>(
         passing input: Input, _ operation: (isolated Self, Input) -> Output
     ) -> Output {
         preconditionIsolated()

@@ -26,7 +26,7 @@ public final class GATTServerHandler: ATTServerHandler {
     }
 
     /// Called on the host's executor with each event as it happens, in order.
-    public typealias EventObserver = @Sendable (GATTServerEvent) -> Void
+    package typealias EventObserver = @Sendable (GATTServerEvent) -> Void
 
     private let state: Mutex<State>
     /// The events, when nothing observes them (`observeEvents(_:)`).
@@ -46,7 +46,7 @@ public final class GATTServerHandler: ATTServerHandler {
 
     /// Takes the events in place of `events`, from now on: no stream and no task resumption per
     /// Write Command.
-    public func observeEvents(_ observer: EventObserver?) { state.withLock { $0.observer = observer } }
+    package func observeEvents(_ observer: EventObserver?) { state.withLock { $0.observer = observer } }
 
     /// Hands `event` to the observer, or to `events` without one. The lock is not held while the
     /// observer runs.

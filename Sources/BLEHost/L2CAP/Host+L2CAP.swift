@@ -34,12 +34,12 @@ extension Host {
         acl.nextPackets(into: &aclOutbox)
         guard !aclOutbox.isEmpty else { return wakeReadinessWaiters() }
         for packet in aclOutbox {
-            if let pipe, pipe.takesWireBytes {
+            if let inPlaceTransport, inPlaceTransport.takesWireBytes {
                 // The pipe takes H4 bytes as they go on a wire: built here in one buffer.
                 var writer = ByteWriter(capacity: 5 + packet.data.count)
                 writer.u8(H4PacketType.acl.rawValue)
                 packet.encode(into: &writer)
-                try? pipe.sendNow(wire: writer.bytes)
+                try? inPlaceTransport.sendNow(wire: writer.bytes)
             } else {
                 transmit(H4Packet(acl: packet))
             }

@@ -1,4 +1,3 @@
-import BLEController
 import BLEWire
 
 /// Where a capture's time stamps come from.
@@ -12,15 +11,6 @@ public struct CaptureTimestamps: Sendable {
 
     /// The wall clock: for real controllers and foreign peers.
     public static let wallClock = CaptureTimestamps { BTSnoopTimestamp(unixMicroseconds: wallClockMicroseconds()) }
-
-    /// A simulation's virtual time, counted from `origin` (microseconds since the Unix epoch;
-    /// usually the capture's `createdAt`), so the gaps between packets are the virtual ones.
-    public static func virtual(_ simulation: Simulation, from origin: Int64) -> CaptureTimestamps {
-        CaptureTimestamps {
-            let (stamp, overflow) = origin.addingReportingOverflow(simulation.now.nanoseconds / 1000)
-            return BTSnoopTimestamp(unixMicroseconds: overflow ? .max : stamp)
-        }
-    }
 }
 
 /// Any transport, with every packet in both directions recorded into a `PacketCapture`: what

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEController
 import BLE
+import BLEBenchmarks
 import BLEWire
 
 /// `ble bench …`: measurements.

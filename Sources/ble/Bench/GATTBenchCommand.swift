@@ -1,6 +1,9 @@
 import ArgumentParser
 import BLE
+import BLEBenchmarks
+import BLEWire
 import BLEController
+import BLESimulation
 import BLETransport
 import Foundation
 

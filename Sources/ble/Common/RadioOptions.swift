@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLE
+import BLEWire
 import BLETransport
 import Foundation
 

@@ -1,4 +1,5 @@
 import BLE
+import BLEHost
 
 /// A built-in device of the virtual neighbourhood: what it publishes and advertises, and how it
 /// behaves — values it sends subscribers every second of virtual time, writes it refuses.

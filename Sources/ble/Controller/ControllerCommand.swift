@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEController
 import BLETransport
+import BLEVirtualHCI
 import BLEWire
 import Dispatch
 import Foundation

@@ -1,6 +1,9 @@
 import BLE
+import BLEWire
+import BLEController
 import BLECompanion
 import BLEDevices
+import BLESimulation
 import Synchronization
 
 /// `ble demo`: the whole story of a wearable and its app, told through swift-ble's public API on

@@ -1,5 +1,7 @@
 import BLE
+import BLEController
 import BLECompanion
+import BLESimulation
 
 /// The closing figures of the headset demo: the image, the packets, the faults and the link
 /// loss, the transfer's virtual time, and the firmware goodput against the air-time model's

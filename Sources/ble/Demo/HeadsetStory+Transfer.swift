@@ -1,6 +1,8 @@
 import BLE
+import BLEController
 import BLECompanion
 import BLEDevices
+import BLESimulation
 
 /// The update of the headset demo: two engine runs around a link loss.
 extension HeadsetStory {

@@ -1,6 +1,9 @@
 import BLE
+import BLEWire
+import BLEHost
 import BLECompanion
 import BLEDevices
+import BLESimulation
 import Synchronization
 
 /// What the summary needs from the story.

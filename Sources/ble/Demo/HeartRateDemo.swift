@@ -1,4 +1,7 @@
 import BLE
+import BLEWire
+import BLEHost
+import BLESimulation
 import BLETransport
 
 /// The demo's story, told through swift-ble's public API: a heart-rate sensor (a

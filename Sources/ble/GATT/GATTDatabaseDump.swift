@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 
 /// A peer's attribute database as a client's full discovery finds it: every primary service
 /// (Core 5.4 Vol 3 Part G §4.4.1), the services each includes (§4.5.1) — secondary services are

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLE
+import BLEWire
 
 /// `ble read ADDRESS UUID`: reads a characteristic's whole value (Core 5.4 Vol 3 Part G §4.8.1,
 /// and Read Long Characteristic Values, §4.8.3, when it fills a response).

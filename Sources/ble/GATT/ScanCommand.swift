@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLE
+import BLEWire
 
 /// `ble scan`: active scanning (Core 5.4 Vol 3 Part C §9.2.6 general discovery; Vol 4 Part E
 /// §7.8.10–§7.8.11), one line per discovery.

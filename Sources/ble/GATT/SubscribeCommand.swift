@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLE
+import BLEWire
 
 /// `ble subscribe ADDRESS UUID`: enables notifications or indications through the Client
 /// Characteristic Configuration (Core 5.4 Vol 3 Part G §4.10, §4.11) and prints each value.

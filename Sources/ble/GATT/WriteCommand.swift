@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLE
+import BLEWire
 
 /// `ble write ADDRESS UUID HEX [--without-response]`: Write Characteristic Value (Core 5.4
 /// Vol 3 Part G §4.9.3; long values §4.9.4), or Write Without Response (§4.9.1).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLE
+import BLEHost
 import BLECompanion
 import BLEDevices
 import Foundation

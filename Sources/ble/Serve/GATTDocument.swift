@@ -1,4 +1,6 @@
 import BLE
+import BLEWire
+import BLEHost
 import Foundation
 
 /// A GATT server and its advertising as `ble serve --gatt FILE.json` describes them (the schema

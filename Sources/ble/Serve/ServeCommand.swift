@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLE
+import BLEHost
 
 /// `ble serve --gatt FILE.json`: a GATT server (Core 5.4 Vol 3 Part G) and its advertising from a
 /// JSON description, answering centrals until stopped.

@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 import Foundation
 
 /// The values `ble serve` keeps and the subscriptions it has seen, changed only by its loop.

@@ -1,5 +1,7 @@
 import BLE
+import BLEHost
 import BLECompanion
+import BLESimulation
 import Foundation
 import Synchronization
 

@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import BLESimulation
 import Testing
 
 @Suite("CRC-32 (IEEE 802.3)")

@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import BLESimulation
 import Synchronization
 
 /// A minimal device for the engine's tests: keeps the packets it accepts in order, and misbehaves

@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import BLESimulation
 import Synchronization
 
 /// Collects a reconnector's events with the virtual time each arrived.

@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import BLESimulation
 import Testing
 
 @Suite("Reconnect: capped exponential backoff with jitter")

@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import BLESimulation
 import Foundation
 import Testing
 

@@ -1,5 +1,7 @@
 import BLE
+import BLEHost
 import BLECompanion
+import BLESimulation
 
 /// A headset (a `DeviceSideLink` on a peripheral manager) and a phone (a `DeviceLink` on a
 /// central), each with its own controller on one virtual radio, connected and subscribed.

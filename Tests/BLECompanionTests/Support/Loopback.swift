@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import BLESimulation
 import Synchronization
 
 /// Two `DeviceConnection`s wired back to back on a simulation: what one sends in chunks of

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 import Testing
 

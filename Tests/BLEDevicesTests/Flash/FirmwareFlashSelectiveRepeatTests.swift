@@ -1,6 +1,7 @@
 import BLE
 import BLECompanion
 import BLEDevices
+import BLESimulation
 import Testing
 
 @Suite("Firmware flash: selective repeat with a bounded reorder buffer")

@@ -1,6 +1,7 @@
 import BLE
 import BLECompanion
 import BLEDevices
+import BLESimulation
 
 /// A virtual headset and a phone (a central with a `DeviceLink`) on one virtual radio; the
 /// phone finds the headset by the MAC address in its manufacturer data.

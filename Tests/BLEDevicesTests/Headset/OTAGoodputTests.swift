@@ -1,6 +1,10 @@
 @testable import BLE
+@testable import BLEBenchmarks
+import BLEWire
+import BLEController
 import BLECompanion
 import BLEDevices
+import BLESimulation
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import BLE
 import BLECompanion
 import BLEDevices
+import BLESimulation
 import Testing
 
 @Suite("OTA engine against the flash model, with faults")

@@ -1,6 +1,7 @@
 import BLE
 import BLECompanion
 import BLEDevices
+import BLESimulation
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import BLE
 import BLECompanion
 import BLEDevices
+import BLESimulation
 import Synchronization
 
 /// An `OTATarget` wired straight to a `FirmwareFlash` (no radio), with faults drawn from a

@@ -1,5 +1,7 @@
 import BLEController
+import BLESimulation
 import BLETransport
+import BLEVirtualHCI
 import BLEWire
 import Testing
 

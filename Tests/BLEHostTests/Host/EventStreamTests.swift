@@ -1,4 +1,5 @@
 import BLEController
+import BLESimulation
 import Synchronization
 import Testing
 

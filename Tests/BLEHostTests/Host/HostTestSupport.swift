@@ -1,4 +1,5 @@
 import BLEController
+import BLESimulation
 import BLEWire
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import BLEController
 import BLEHost
+import BLESimulation
 import BLEWire
 import Foundation
 import Testing

@@ -3,6 +3,7 @@
 #endif
 import BLEController
 import BLEHost
+import BLEVirtualHCI
 import BLEWire
 import Foundation
 import NIOCore

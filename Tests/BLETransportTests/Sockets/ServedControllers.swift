@@ -1,6 +1,7 @@
 import BLEController
 import BLEHost
 import BLETransport
+import BLEVirtualHCI
 import BLEWire
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import BLEController
 import BLEHost
+import BLEVirtualHCI
 import BLEWire
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 // Advertising events on the air (Core 5.4 Vol 6 Part B §4.4.2): the PDUs of each event on the

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// One advertising set (Core 5.4 Vol 6 Part B §4.4.2, Vol 4 Part E §7.8.53). Legacy advertising

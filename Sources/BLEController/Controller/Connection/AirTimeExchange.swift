@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// How a controller fills its connection events (vendor behaviour the specification leaves

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// The data channel shared by the two ends of one connection: its timing, its PHYs, the

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// Acts on one connection event's outcome at the instants it states (Core 5.4 Vol 6 Part B

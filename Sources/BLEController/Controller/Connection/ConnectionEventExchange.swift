@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// A side of a connection: the central or the peripheral role (Core 5.4 Vol 6 Part B §1.1, §4.5).

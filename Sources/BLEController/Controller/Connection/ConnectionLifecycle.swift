@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 // A connection from creation to termination (Core 5.4 Vol 6 Part B §4.5): its HCI events, its

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// An initiator (Core 5.4 Vol 6 Part B §4.4.4): it scans for its target's connectable

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// One connection event a controller led as central, run or skipped (Core 5.4 Vol 6 Part B

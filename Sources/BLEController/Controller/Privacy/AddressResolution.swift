@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 // LL privacy at work (Core 5.4 Vol 6 Part B §6): which address this device sends, what it makes

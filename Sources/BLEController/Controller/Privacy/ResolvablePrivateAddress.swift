@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// Resolvable private addresses (Core 5.4 Vol 6 Part B §1.3.2.2, §1.3.2.3): the 24 most

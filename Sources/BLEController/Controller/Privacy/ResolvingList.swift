@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// One device in the resolving list (Core 5.4 Vol 6 Part B §4.7; Vol 4 Part E §7.8.38): the

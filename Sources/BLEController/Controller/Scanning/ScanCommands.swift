@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 // Scanning commands: legacy (Core 5.4 Vol 4 Part E §7.8.10, §7.8.11) and extended (§7.8.64,

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// An enabled scanner (Core 5.4 Vol 6 Part B §4.4.3): where it listens, how it reports, what it

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 /// When a scanner or initiator listens on the primary channels (Core 5.4 Vol 6 Part B §4.4.3):

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 
 // The scanner on the air (Core 5.4 Vol 6 Part B §4.4.3): what it hears, the scan requests it

@@ -1,4 +1,5 @@
 import BLE
+@testable import BLEBenchmarks
 import BLEController
 import Testing
 

@@ -1,6 +1,8 @@
+import BLE
 import BLEController
 import BLEHost
 import BLETransport
+import BLEVirtualHCI
 import BLEWire
 
 /// How fast the simulation runs an idle connection: two hosts connect, then nothing is sent

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import BLEController
+@testable import BLESimulation
 
 /// An actor isolated to the simulation thread, as hosts will be.
 actor SimulatedParticipant {

@@ -1,5 +1,7 @@
+import BLE
 import BLEController
 import BLEHost
+import BLESimulation
 import BLEWire
 
 /// The measurement behind `ble bench gatt`: a `PeripheralManager` and a `CentralManager`, set up

@@ -1,4 +1,5 @@
 import BLEController
+import BLETransport
 import BLEWire
 import NIOCore
 import Synchronization

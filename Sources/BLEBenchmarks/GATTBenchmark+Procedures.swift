@@ -1,5 +1,7 @@
+import BLE
 import BLEController
 import BLEHost
+import BLESimulation
 import BLEWire
 
 /// The benchmark's application code. Like a Core Bluetooth app's delegate code, which runs on

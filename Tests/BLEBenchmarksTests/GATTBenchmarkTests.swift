@@ -1,7 +1,9 @@
 import BLEController
+import BLESimulation
 import Testing
 
 @testable import BLE
+@testable import BLEBenchmarks
 
 /// `GATTBenchmark`'s results hold together on a small run: every value sent arrived, checked,
 /// and the virtual-time goodput is the air-time model's (no wall-clock figures are checked).

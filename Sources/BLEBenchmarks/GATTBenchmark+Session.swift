@@ -1,3 +1,4 @@
+import BLE
 import BLEController
 import BLEHost
 import BLEWire

@@ -1,3 +1,4 @@
+import BLESimulation
 /// The virtual radio as a whole: a simulation, the air it runs, and the controllers on it.
 ///
 /// Everything on the air (the `VirtualAir`, every `VirtualController`) belongs to the

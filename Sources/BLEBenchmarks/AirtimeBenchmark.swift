@@ -1,6 +1,9 @@
+import BLE
 import BLEController
 import BLEHost
+import BLESimulation
 import BLETransport
+import BLEVirtualHCI
 import BLEWire
 
 /// The measurement behind `ble bench airtime`: two of our hosts on the virtual radio stream data over one link, and the
