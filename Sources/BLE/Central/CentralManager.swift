@@ -72,7 +72,7 @@ public actor CentralManager {
     var links: [UInt16: Peripheral] = [:]
     /// The one LE Create Connection in progress, and those waiting their turn.
     var attempt: ConnectionAttempt?
-    var attemptWaiters: [CheckedContinuation<Void, Never>] = []
+    var attemptWaiters = WaiterQueue()
     var nextAttemptID: UInt64 = 0
 
     /// A manager with a host of its own on `radio` (a new controller on a virtual radio).
@@ -92,8 +92,7 @@ public actor CentralManager {
     /// Core 5.4 Vol 4 Part E §7.3.2) while the state is `.resetting`.
     public func powerOn() async throws(BLEError) {
         while state == .resetting {
-            // Re-checked inside: the state may change before the body runs.
-            await withCheckedContinuation { power.waitOutReset($0) }
+            await WaiterQueue.wait(unless: { state != .resetting }) { power.waitOutReset($0) }
         }
         guard !power.isClosed else { throw .closed }
         switch state {

@@ -6,7 +6,7 @@ struct ManagerPower {
     /// Closed for good: every call that needs the radio throws `.closed`.
     var isClosed = false
     private var listeners = Subscribers<ManagerState>()
-    private var resetWaiters: [CheckedContinuation<Void, Never>] = []
+    private var resetWaiters = WaiterQueue()
 
     /// The state now, then every change.
     mutating func updates() -> EventStream<ManagerState> {
@@ -18,17 +18,12 @@ struct ManagerPower {
         guard new != state else { return }
         state = new
         listeners.yield(new)
-        if new != .resetting {
-            let waiters = resetWaiters
-            resetWaiters = []
-            for waiter in waiters { waiter.resume() }
-        }
+        if new != .resetting { resetWaiters.resumeAll() }
     }
 
-    /// Keeps `waiter` until the reset under way ends, or resumes it at once when none is (the
-    /// state may have changed between the caller's check and its continuation's body).
-    mutating func waitOutReset(_ waiter: CheckedContinuation<Void, Never>) {
-        if state == .resetting { resetWaiters.append(waiter) } else { waiter.resume() }
+    /// Keeps `waiter` until the reset under way ends.
+    mutating func waitOutReset(_ waiter: WaiterQueue.Waiter) {
+        resetWaiters.append(waiter)
     }
 
     /// Throws unless the manager is open and powered on.

@@ -61,7 +61,7 @@ public actor PeripheralManager {
     /// latest Client Characteristic Configuration (Core 5.4 Vol 3 Part G §3.3.3.3).
     var subscriptions: [UInt16: [UInt16: GATTSubscription]] = [:]
     /// Waiting for every central to be gone (power off).
-    var centralsGoneWaiters: [CheckedContinuation<Void, Never>] = []
+    var centralsGoneWaiters = WaiterQueue()
     /// Requests waiting for the app's answer.
     var pendingReads: [GATTRequestToken: CheckedContinuation<GATTReadResult, Never>] = [:]
     var pendingWrites: [GATTRequestToken: CheckedContinuation<GATTWriteResult, Never>] = [:]
@@ -107,8 +107,7 @@ public actor PeripheralManager {
     /// Core 5.4 Vol 4 Part E §7.3.2) with the GATT server attached, while `.resetting`.
     public func powerOn() async throws(BLEError) {
         while state == .resetting {
-            // Re-checked inside: the state may change before the body runs.
-            await withCheckedContinuation { power.waitOutReset($0) }
+            await WaiterQueue.wait(unless: { state != .resetting }) { power.waitOutReset($0) }
         }
         guard !power.isClosed else { throw .closed }
         switch state {
@@ -142,7 +141,7 @@ public actor PeripheralManager {
                 HCI.Disconnect(connectionHandle: handle, reason: .remoteDeviceTerminatedPowerOff))
         }
         while !centrals.isEmpty {
-            await withCheckedContinuation { centrals.isEmpty ? $0.resume() : centralsGoneWaiters.append($0) }
+            await WaiterQueue.wait(unless: { centrals.isEmpty }) { centralsGoneWaiters.append($0) }
         }
     }
 
