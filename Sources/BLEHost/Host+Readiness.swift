@@ -11,15 +11,11 @@ extension Host {
         }
     }
 
-    /// Waits for room on `handle` or for its link to go. The condition is checked again inside
-    /// the continuation's body: on this toolchain other jobs of the host's executor can run
-    /// between the caller's check and that body, and a waiter stored after the last wake-up
-    /// would never be resumed.
+    /// Waits for room on `handle` or for its link to go.
     func waitForReadiness(on handle: UInt16) async {
-        await withCheckedContinuation { continuation in
-            guard hasBearer(handle), !acl.isReady(handle) else { return continuation.resume() }
+        await WaiterQueue.wait(unless: { !hasBearer(handle) || acl.isReady(handle) }) { waiter in
             if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
-            bearers[handle]!.readinessWaiters.append(continuation)
+            bearers[handle]!.readinessWaiters.append(waiter)
         }
     }
 

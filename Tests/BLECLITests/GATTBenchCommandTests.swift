@@ -26,6 +26,7 @@ struct GATTBenchCommandTests {
     func unknownProfile() throws {
         let result = try CLI.run("bench", "gatt", "--profile", "fast")
         #expect(result.status != 0)
-        #expect(result.standardError.contains("known profiles: ideal"))
+        #expect(result.standardError.contains("'fast'"))
+        #expect(result.standardError.contains("'ideal'"))
     }
 }

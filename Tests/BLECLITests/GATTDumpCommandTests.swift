@@ -7,16 +7,17 @@ struct GATTDumpCommandTests {
     func goldenSmallDevice() throws {
         let result = try CLI.run("gatt-dump", "00:00:5E:00:53:30", "--json")
         #expect(result.status == 0)
+        // Keys sorted (the encoder keeps no declaration order).
         let golden =
-            #"{"services":[{"uuid":"1800","primary":true,"start":1,"end":5,"includes":[],"characteristics":["#
-            + #"{"uuid":"2A00","declaration":2,"value":3,"properties":["read"],"descriptors":[]},{"uuid":"2A01","#
-            + #""declaration":4,"value":5,"properties":["read"],"descriptors":[]}]},{"uuid":"1801","primary":true,"#
-            + #""start":6,"end":13,"includes":[],"characteristics":[{"uuid":"2A05","declaration":7,"value":8,"#
-            + #""properties":["indicate"],"descriptors":[{"uuid":"2902","handle":9}]},{"uuid":"2B29","#
-            + #""declaration":10,"value":11,"properties":["read","write"],"descriptors":[]},{"uuid":"2B2A","#
-            + #""declaration":12,"value":13,"properties":["read"],"descriptors":[]}]},{"uuid":"180F","primary":true,"#
-            + #""start":14,"end":16,"includes":[],"characteristics":[{"uuid":"2A19","declaration":15,"value":16,"#
-            + #""properties":["read"],"descriptors":[]}]}]}"#
+            #"{"services":[{"characteristics":[{"declaration":2,"descriptors":[],"properties":["read"],"#
+            + #""uuid":"2A00","value":3},{"declaration":4,"descriptors":[],"properties":["read"],"uuid":"2A01","#
+            + #""value":5}],"end":5,"includes":[],"primary":true,"start":1,"uuid":"1800"},"#
+            + #"{"characteristics":[{"declaration":7,"descriptors":[{"handle":9,"uuid":"2902"}],"#
+            + #""properties":["indicate"],"uuid":"2A05","value":8},{"declaration":10,"descriptors":[],"#
+            + #""properties":["read","write"],"uuid":"2B29","value":11},{"declaration":12,"descriptors":[],"#
+            + #""properties":["read"],"uuid":"2B2A","value":13}],"end":13,"includes":[],"primary":true,"start":6,"#
+            + #""uuid":"1801"},{"characteristics":[{"declaration":15,"descriptors":[],"properties":["read"],"#
+            + #""uuid":"2A19","value":16}],"end":16,"includes":[],"primary":true,"start":14,"uuid":"180F"}]}"#
         #expect(result.standardOutput == golden + "\n")
     }
 

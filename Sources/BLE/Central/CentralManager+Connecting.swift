@@ -42,14 +42,14 @@ extension CentralManager {
         }
         // One LE Create Connection at a time (§7.8.12: Command Disallowed while one is pending).
         while attempt != nil {
-            await withCheckedContinuation { attempt == nil ? $0.resume() : attemptWaiters.append($0) }
+            await WaiterQueue.wait(unless: { attempt == nil }) { attemptWaiters.append($0) }
         }
         let id = nextAttemptID
         nextAttemptID += 1
         attempt = ConnectionAttempt(id: id, peripheral: peripheral)
         var result = await run(id, peripheral, options)
         attempt = nil
-        if !attemptWaiters.isEmpty { attemptWaiters.removeFirst().resume() }
+        attemptWaiters.resumeFirst()
         if case .success = result, state != .poweredOn {
             // Powered off while the link came up anyway: it goes down again.
             await disconnect(peripheral, reason: .remoteDeviceTerminatedPowerOff)

@@ -48,7 +48,7 @@ public struct ConnectOptions: Sendable, Hashable {
 /// An actor on its host's executor with a host and a controller of its own. It starts powered
 /// off; `powerOn()` brings the controller up. Calls that cannot succeed in the current state
 /// throw `BLEError` at once.
-public actor CentralManager {
+public actor CentralManager: PoweredManager {
     package nonisolated let stack: HostStack
     public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }
 
@@ -58,7 +58,6 @@ public actor CentralManager {
 
     var power = ManagerPower()
     public var state: ManagerState { power.state }
-    var hostStarted = false
     var pump: Task<Void, Never>?
 
     /// The scan in progress.
@@ -72,7 +71,7 @@ public actor CentralManager {
     var links: [UInt16: Peripheral] = [:]
     /// The one LE Create Connection in progress, and those waiting their turn.
     var attempt: ConnectionAttempt?
-    var attemptWaiters: [CheckedContinuation<Void, Never>] = []
+    var attemptWaiters = WaiterQueue()
     var nextAttemptID: UInt64 = 0
 
     /// A manager with a host of its own on `radio` (a new controller on a virtual radio).
@@ -91,35 +90,23 @@ public actor CentralManager {
     /// Powers the radio on: the first time, the host starts (HCI Reset and initialisation,
     /// Core 5.4 Vol 4 Part E §7.3.2) while the state is `.resetting`.
     public func powerOn() async throws(BLEError) {
-        while state == .resetting {
-            // Re-checked inside: the state may change before the body runs.
-            await withCheckedContinuation { power.waitOutReset($0) }
+        try await runPowerOn()
+    }
+
+    /// The first power-on's start: the event pump, then the host.
+    func startHost() async throws(BLEError) {
+        await startPump()
+        do {
+            try await stack.host.start()
+        } catch {
+            throw .host(error)
         }
-        guard !power.isClosed else { throw .closed }
-        switch state {
-        case .poweredOn: return
-        case .unsupported: throw .notPoweredOn(.unsupported)
-        default: break
-        }
-        if !hostStarted {
-            setState(.resetting)
-            await startPump()
-            do {
-                try await stack.host.start()
-            } catch {
-                setState(.unsupported)
-                throw .host(error)
-            }
-            hostStarted = true
-        }
-        setState(.poweredOn)
     }
 
     /// Powers the radio off: the scan stops, a connection attempt is cancelled and every link is
     /// disconnected (Remote Device Terminated due to Power Off, 0x15, Vol 4 Part E §7.1.6).
     public func powerOff() async {
-        guard state == .poweredOn else { return }
-        setState(.poweredOff)
+        guard power.powerOff() else { return }
         await stopScan()
         if let current = attempt { await endAttempt(current.id, because: .poweredOff) }
         for handle in links.keys.sorted() {
@@ -132,13 +119,11 @@ public actor CentralManager {
     public func close() async {
         guard !power.isClosed else { return }
         await powerOff()
-        power.isClosed = true
+        power.close()
         await stack.host.stop()
         eventSink.finish()
         power.finish()
     }
-
-    func setState(_ new: ManagerState) { power.set(new) }
 
     func checkPoweredOn() throws(BLEError) { try power.checkPoweredOn() }
 

@@ -53,7 +53,7 @@ public actor Peripheral {
     var servicesDiscovered = false
     var valueListeners: [UInt16: Subscribers<[UInt8]>] = [:]
     var eventListeners = Subscribers<PeripheralEvent>()
-    var disconnectionWaiters: [CheckedContinuation<Void, Never>] = []
+    var disconnectionWaiters = WaiterQueue()
     var readinessArmed = false
     /// The Service Changed characteristic value handle, once indications of it are enabled on
     /// this connection (Core 5.4 Vol 3 Part G §7.1).
@@ -191,18 +191,14 @@ public actor Peripheral {
         for var listeners in valueListeners.values { listeners.finish() }
         valueListeners = [:]
         readinessArmed = false
-        let waiters = disconnectionWaiters
-        disconnectionWaiters = []
-        for waiter in waiters { waiter.resume() }
+        disconnectionWaiters.resumeAll()
     }
 
     /// Returns once the peripheral is disconnected.
     func waitForDisconnection() async {
-        guard link != .disconnected else { return }
-        // Checked again inside: other jobs of the executor can run between the check above and
-        // this body (seen with Disconnect's Command Status and Disconnection Complete arriving
-        // together), and a waiter stored after `didDisconnect` would wait for ever.
-        await withCheckedContinuation { link == .disconnected ? $0.resume() : disconnectionWaiters.append($0) }
+        // The re-check inside matters here: Disconnect's Command Status and Disconnection
+        // Complete arriving together run between the caller's check and the wait.
+        await WaiterQueue.wait(unless: { link == .disconnected }) { disconnectionWaiters.append($0) }
     }
 
     /// A Handle Value Notification or Indication (Core 5.4 Vol 3 Part F §3.4.7) of the value

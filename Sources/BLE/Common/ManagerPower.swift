@@ -1,44 +1,89 @@
-/// A manager's power state, the listeners of its changes and the callers waiting out a reset:
-/// the one state machine `CentralManager` and `PeripheralManager` share (Core Bluetooth's
-/// `CBManagerState`). Lives inside the manager's actor.
+import BLEHost
+
+/// A manager's power: its `PowerStateMachine`, the listeners of its state and the callers
+/// waiting out a reset — what `CentralManager` and `PeripheralManager` share. Lives inside the
+/// manager's actor.
 struct ManagerPower {
-    private(set) var state = ManagerState.poweredOff
-    /// Closed for good: every call that needs the radio throws `.closed`.
-    var isClosed = false
+    private(set) var machine = PowerStateMachine()
     private var listeners = Subscribers<ManagerState>()
-    private var resetWaiters: [CheckedContinuation<Void, Never>] = []
+    private var resetWaiters = WaiterQueue()
+
+    var state: ManagerState { machine.state }
+    var isClosed: Bool { machine.isClosed }
+    var hostStarted: Bool { machine.hostStarted }
 
     /// The state now, then every change.
     mutating func updates() -> EventStream<ManagerState> {
         listeners.make(initial: state)
     }
 
-    /// Moves to `new`, tells the listeners, and lets callers waiting out a reset go on.
-    mutating func set(_ new: ManagerState) {
-        guard new != state else { return }
-        state = new
-        listeners.yield(new)
-        if new != .resetting {
-            let waiters = resetWaiters
-            resetWaiters = []
-            for waiter in waiters { waiter.resume() }
+    /// Gives `input` to the machine; a state change goes to the listeners and, unless it is the
+    /// start of a reset, lets the callers waiting out a reset go on.
+    private mutating func apply<Output>(_ input: (inout PowerStateMachine) -> Output) -> Output {
+        let before = machine.state
+        let result = input(&machine)
+        let after = machine.state
+        if after != before {
+            listeners.yield(after)
+            if after != .resetting { resetWaiters.resumeAll() }
         }
+        return result
     }
 
-    /// Keeps `waiter` until the reset under way ends, or resumes it at once when none is (the
-    /// state may have changed between the caller's check and its continuation's body).
-    mutating func waitOutReset(_ waiter: CheckedContinuation<Void, Never>) {
-        if state == .resetting { resetWaiters.append(waiter) } else { waiter.resume() }
+    mutating func powerOn() -> PowerStateMachine.PowerOnStep { apply { $0.powerOn() } }
+
+    mutating func hostStartEnded(succeeded: Bool) { apply { $0.hostStartEnded(succeeded: succeeded) } }
+
+    mutating func powerOff() -> Bool { apply { $0.powerOff() } }
+
+    mutating func close() { machine.close() }
+
+    /// Keeps `waiter` until the reset under way ends.
+    mutating func waitOutReset(_ waiter: WaiterQueue.Waiter) {
+        resetWaiters.append(waiter)
     }
 
     /// Throws unless the manager is open and powered on.
     func checkPoweredOn() throws(BLEError) {
-        guard !isClosed else { throw .closed }
-        guard state == .poweredOn else { throw .notPoweredOn(state) }
+        try machine.checkPoweredOn()
     }
 
     /// Ends the listeners' streams (the manager closed).
     mutating func finish() {
         listeners.finish()
+    }
+}
+
+/// A manager driven by `ManagerPower`: the power-on procedure both managers run, with the start
+/// of the host their own.
+protocol PoweredManager: Actor {
+    var power: ManagerPower { get set }
+    /// Brings the host up the first time (the manager's own preparations, then `Host.start`).
+    func startHost() async throws(BLEError)
+}
+
+extension PoweredManager {
+    /// Powers on as the machine says: waits out a reset under way, starts the host the first
+    /// time (`.resetting` meanwhile), and reaches `.poweredOn` or `.unsupported`.
+    func runPowerOn() async throws(BLEError) {
+        while true {
+            switch power.powerOn() {
+            case .waitOutReset:
+                await WaiterQueue.wait(unless: { power.state != .resetting }) { power.waitOutReset($0) }
+            case .fail(let error):
+                throw error
+            case .done:
+                return
+            case .startHost:
+                do {
+                    try await startHost()
+                } catch {
+                    power.hostStartEnded(succeeded: false)
+                    throw error
+                }
+                power.hostStartEnded(succeeded: true)
+                return
+            }
+        }
     }
 }

@@ -135,11 +135,7 @@ extension PeripheralManager {
             continuation.resume(returning: .error(.unlikelyError))
         }
         eventSink.yield(.disconnected(central, reason: reason))
-        if centrals.isEmpty {
-            let waiters = centralsGoneWaiters
-            centralsGoneWaiters = []
-            for waiter in waiters { waiter.resume() }
-        }
+        if centrals.isEmpty { centralsGoneWaiters.resumeAll() }
         checkReadiness()
     }
 

@@ -25,7 +25,7 @@ public enum PeripheralManagerEvent: Sendable {
 /// An actor on its host's executor with a host, a controller and a GATT server of its own
 /// (GAP and GATT services included). It starts powered off; `powerOn()` brings the controller
 /// up. Calls that cannot succeed in the current state throw `BLEError` at once.
-public actor PeripheralManager {
+public actor PeripheralManager: PoweredManager {
     package nonisolated let stack: HostStack
     let server: GATTServerHandler
     /// Marks the snapshots this manager hands out.
@@ -46,7 +46,6 @@ public actor PeripheralManager {
 
     var power = ManagerPower()
     public var state: ManagerState { power.state }
-    var hostStarted = false
     var pumps: [Task<Void, Never>] = []
 
     /// What is advertised, nil when not advertising.
@@ -61,7 +60,7 @@ public actor PeripheralManager {
     /// latest Client Characteristic Configuration (Core 5.4 Vol 3 Part G §3.3.3.3).
     var subscriptions: [UInt16: [UInt16: GATTSubscription]] = [:]
     /// Waiting for every central to be gone (power off).
-    var centralsGoneWaiters: [CheckedContinuation<Void, Never>] = []
+    var centralsGoneWaiters = WaiterQueue()
     /// Requests waiting for the app's answer.
     var pendingReads: [GATTRequestToken: CheckedContinuation<GATTReadResult, Never>] = [:]
     var pendingWrites: [GATTRequestToken: CheckedContinuation<GATTWriteResult, Never>] = [:]
@@ -106,43 +105,31 @@ public actor PeripheralManager {
     /// Powers the radio on: the first time, the host starts (HCI Reset and initialisation,
     /// Core 5.4 Vol 4 Part E §7.3.2) with the GATT server attached, while `.resetting`.
     public func powerOn() async throws(BLEError) {
-        while state == .resetting {
-            // Re-checked inside: the state may change before the body runs.
-            await withCheckedContinuation { power.waitOutReset($0) }
+        try await runPowerOn()
+    }
+
+    /// The first power-on's start: the GATT server and the event pumps, then the host.
+    func startHost() async throws(BLEError) {
+        await stack.host.setATTServer(server)
+        await startPumps()
+        do {
+            try await stack.host.start()
+        } catch {
+            throw .host(error)
         }
-        guard !power.isClosed else { throw .closed }
-        switch state {
-        case .poweredOn: return
-        case .unsupported: throw .notPoweredOn(.unsupported)
-        default: break
-        }
-        if !hostStarted {
-            setState(.resetting)
-            await stack.host.setATTServer(server)
-            await startPumps()
-            do {
-                try await stack.host.start()
-            } catch {
-                setState(.unsupported)
-                throw .host(error)
-            }
-            hostStarted = true
-        }
-        setState(.poweredOn)
     }
 
     /// Powers the radio off: advertising stops and every central is disconnected (Remote
     /// Device Terminated due to Power Off, 0x15). Published services stay.
     public func powerOff() async {
-        guard state == .poweredOn else { return }
-        setState(.poweredOff)
+        guard power.powerOff() else { return }
         await stopAdvertising()
         for handle in centrals.keys.sorted() {
             _ = try? await stack.host.send(
                 HCI.Disconnect(connectionHandle: handle, reason: .remoteDeviceTerminatedPowerOff))
         }
         while !centrals.isEmpty {
-            await withCheckedContinuation { centrals.isEmpty ? $0.resume() : centralsGoneWaiters.append($0) }
+            await WaiterQueue.wait(unless: { centrals.isEmpty }) { centralsGoneWaiters.append($0) }
         }
     }
 
@@ -150,15 +137,13 @@ public actor PeripheralManager {
     public func close() async {
         guard !power.isClosed else { return }
         await powerOff()
-        power.isClosed = true
+        power.close()
         await stack.host.stop()
         readSink.finish()
         writeSink.finish()
         eventSink.finish()
         power.finish()
     }
-
-    func setState(_ new: ManagerState) { power.set(new) }
 
     func checkPoweredOn() throws(BLEError) { try power.checkPoweredOn() }
 
@@ -170,7 +155,7 @@ public actor PeripheralManager {
     /// powered on.
     public var address: LEAddress? {
         get async {
-            guard hostStarted else { return nil }
+            guard power.hostStarted else { return nil }
             return await stack.host.ownAddress
         }
     }

@@ -1,4 +1,5 @@
 import BLE
+import BLEHost
 
 /// One end of a device protocol conversation over any chunk transport: frames messages,
 /// segments them for the transport, reassembles what arrives, correlates responses with
@@ -53,7 +54,7 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
     private var requestCount: UInt64 = 0
     /// A frame's chunks are going out; others wait in `sendQueue`, first come first served.
     private var isSending = false
-    private var sendQueue: [CheckedContinuation<Void, Never>] = []
+    private var sendQueue = WaiterQueue()
 
     /// A connection whose actor runs on `executor` (on the virtual radio, the simulation's,
     /// e.g. a `Peripheral`'s `unownedExecutor`), sending through `transport`. `executorOwner`,
@@ -191,22 +192,17 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         guard frame.payload.count <= maximumPayloadLength else {
             throw .messageTooLong(length: frame.payload.count, maximum: maximumPayloadLength)
         }
-        if isSending {
-            // Re-checked inside: the sender may have finished before this body ran.
-            await withCheckedContinuation { continuation in
-                if isSending {
-                    sendQueue.append(continuation)
-                } else {
-                    isSending = true
-                    continuation.resume()
-                }
+        // Takes the turn when free; a waiter is handed the turn (`isSending` stays set).
+        await WaiterQueue.wait(unless: {
+            guard isSending else {
+                isSending = true
+                return true
             }
-        } else {
-            isSending = true
-        }
+            return false
+        }) { sendQueue.append($0) }
         // Hands the turn to the next frame waiting, or frees it.
         defer {
-            if sendQueue.isEmpty { isSending = false } else { sendQueue.removeFirst().resume() }
+            if !sendQueue.resumeFirst() { isSending = false }
         }
         guard !isClosed else { throw .linkClosed }
         let octets = frame.encoded

@@ -1,4 +1,5 @@
 import BLE
+import BLEHost
 
 /// The app's end of a device protocol over a connected `Peripheral`: the protocol's service
 /// and characteristics are discovered by UUID, notifications of the device's characteristic
@@ -142,7 +143,7 @@ actor WriteWithoutResponseGate {
     /// Counts readiness events, so that one arriving between the check and the wait is not
     /// missed.
     private var generation: UInt64 = 0
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var waiters = WaiterQueue()
     private var isClosed = false
     private(set) var waits = 0
 
@@ -159,10 +160,8 @@ actor WriteWithoutResponseGate {
             let seen = generation
             if await peripheral.canSendWriteWithoutResponse { break }
             waits += 1
-            if generation == seen && !isClosed {
-                // Re-checked inside: readiness may come before this body runs.
-                await withCheckedContinuation { generation == seen && !isClosed ? waiters.append($0) : $0.resume() }
-            }
+            // Readiness may come before the wait begins: the generation tells.
+            await WaiterQueue.wait(unless: { generation != seen || isClosed }) { waiters.append($0) }
         }
         do {
             try await peripheral.writeValue(chunk, for: characteristic, type: .withoutResponse)
@@ -173,17 +172,11 @@ actor WriteWithoutResponseGate {
 
     func becameReady() {
         generation += 1
-        resumeWaiters()
+        waiters.resumeAll()
     }
 
     func close() {
         isClosed = true
-        resumeWaiters()
-    }
-
-    private func resumeWaiters() {
-        let resumed = waiters
-        waiters = []
-        for waiter in resumed { waiter.resume() }
+        waiters.resumeAll()
     }
 }

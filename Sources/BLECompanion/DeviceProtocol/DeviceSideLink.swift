@@ -1,4 +1,5 @@
 import BLE
+import BLEHost
 import Foundation
 
 /// A message from one central, as the device side receives it.
@@ -49,7 +50,7 @@ public actor DeviceSideLink<P: DeviceProtocol> {
     /// Counts readiness events, so that one arriving between `updateValue` and the wait is
     /// not missed.
     private var readinessGeneration: UInt64 = 0
-    private var readinessWaiters: [CheckedContinuation<Void, Never>] = []
+    private var readinessWaiters = WaiterQueue()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { manager.unownedExecutor }
 
@@ -163,7 +164,7 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         incomingSink.finish()
         managerEventSink.finish()
         otherWriteSink.finish()
-        resumeReadinessWaiters()
+        readinessWaiters.resumeAll()
     }
 
     /// Sends one chunk to a central in a notification, after waiting for room when
@@ -181,10 +182,8 @@ public actor DeviceSideLink<P: DeviceProtocol> {
             }
             if sent { return }
             peers[id]?.flowControlWaits += 1
-            if readinessGeneration == seen {
-                // Re-checked inside: readiness may come before this body runs.
-                await withCheckedContinuation { readinessGeneration == seen ? readinessWaiters.append($0) : $0.resume() }
-            }
+            // Readiness may come before the wait begins: the generation tells.
+            await WaiterQueue.wait(unless: { readinessGeneration != seen }) { readinessWaiters.append($0) }
         }
     }
 
@@ -215,13 +214,13 @@ public actor DeviceSideLink<P: DeviceProtocol> {
             peers[central.identifier]?.isSubscribed = true
         case .unsubscribed(let central, let characteristic) where characteristic.handle == toApp.handle:
             peers[central.identifier]?.isSubscribed = false
-            resumeReadinessWaiters()
+            readinessWaiters.resumeAll()
         case .disconnected(let central, _):
             await drop(central.identifier)
-            resumeReadinessWaiters()
+            readinessWaiters.resumeAll()
         case .readyToUpdateSubscribers:
             readinessGeneration += 1
-            resumeReadinessWaiters()
+            readinessWaiters.resumeAll()
         case .subscribed, .unsubscribed, .connected:
             break
         }
@@ -262,11 +261,5 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         guard let peer = peers.removeValue(forKey: id) else { return }
         await peer.connection.close()
         peer.pump.cancel()
-    }
-
-    private func resumeReadinessWaiters() {
-        let waiters = readinessWaiters
-        readinessWaiters = []
-        for waiter in waiters { waiter.resume() }
     }
 }

@@ -1,4 +1,5 @@
 import BLE
+import BLEHost
 import Foundation
 
 /// Keeps one known device connected: after an unexpected disconnection it scans for the device
@@ -30,7 +31,7 @@ public actor Reconnector {
 
     public private(set) var phase = ReconnectPhase.idle
     private var radioOn = false
-    private var powerWaiters: [CheckedContinuation<Void, Never>] = []
+    private var powerWaiters = WaiterQueue()
     private var watchers: [Task<Void, Never>] = []
     private var recovery: Task<Void, Never>?
     private var step: Task<StepOutcome, Never>?
@@ -116,9 +117,7 @@ public actor Reconnector {
         guard on != radioOn else { return }
         radioOn = on
         if on {
-            let waiters = powerWaiters
-            powerWaiters = []
-            for waiter in waiters { waiter.resume() }
+            powerWaiters.resumeAll()
         } else {
             // The attempt cannot go on; the recovery loop pauses.
             step?.cancel()
@@ -140,9 +139,8 @@ public actor Reconnector {
             if !radioOn {
                 phase = .paused
                 eventSink.yield(.paused(await central.state))
-                // Checked again inside: the radio may come back before this body runs.
                 while !radioOn {
-                    await withCheckedContinuation { radioOn ? $0.resume() : powerWaiters.append($0) }
+                    await WaiterQueue.wait(unless: { radioOn }) { powerWaiters.append($0) }
                     guard !Task.isCancelled else { return }
                 }
                 eventSink.yield(.resumed)
@@ -235,9 +233,7 @@ public actor Reconnector {
         step?.cancel()
         for watcher in watchers { watcher.cancel() }
         watchers = []
-        let waiters = powerWaiters
-        powerWaiters = []
-        for waiter in waiters { waiter.resume() }
+        powerWaiters.resumeAll()
         eventSink.yield(event)
         eventSink.finish()
     }

@@ -30,10 +30,10 @@ struct ATTBearerState {
     var indication = IndicationSlot.idle
     var incoming = IncomingSlot.idle
     /// Callers waiting for the request slot, in order.
-    var requestWaiters: [CheckedContinuation<Void, Never>] = []
-    var indicationWaiters: [CheckedContinuation<Void, Never>] = []
+    var requestWaiters = WaiterQueue()
+    var indicationWaiters = WaiterQueue()
     /// Callers waiting for transmit room (write without response, notifications).
-    var readinessWaiters: [CheckedContinuation<Void, Never>] = []
+    var readinessWaiters = WaiterQueue()
     /// Someone on the host's executor asked for `.readyToSend` when room comes back.
     var readinessReportWanted = false
     var nextTransactionID: UInt64 = 0

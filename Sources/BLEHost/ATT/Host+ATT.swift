@@ -17,12 +17,8 @@ extension Host {
 
     private func performRequest(_ pdu: ATTPDU, on handle: UInt16) async -> Result<ATTPDU, ATTBearerError> {
         // One request outstanding per bearer (§3.3.2): later callers wait their turn.
-        while let bearer = bearers[handle], case .awaiting = bearer.request {
-            await withCheckedContinuation { continuation in
-                // Re-checked here: the state may have changed before this body ran.
-                guard let bearer = bearers[handle], case .awaiting = bearer.request else { return continuation.resume() }
-                bearers[handle]!.requestWaiters.append(continuation)
-            }
+        while !requestSlotFree(handle) {
+            await WaiterQueue.wait(unless: { requestSlotFree(handle) }) { bearers[handle]!.requestWaiters.append($0) }
         }
         guard hasBearer(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
         let frame: [UInt8]
@@ -69,6 +65,18 @@ extension Host {
 
     public func attMTU(on handle: UInt16) -> Int { bearerMTU(handle) ?? 23 }
 
+    /// No request of ours outstanding on the bearer, or no bearer (the caller then fails).
+    private func requestSlotFree(_ handle: UInt16) -> Bool {
+        guard let bearer = bearers[handle], case .awaiting = bearer.request else { return true }
+        return false
+    }
+
+    /// No indication of ours outstanding on the bearer, or no bearer (the caller then fails).
+    private func indicationSlotFree(_ handle: UInt16) -> Bool {
+        guard let bearer = bearers[handle], case .awaiting = bearer.indication else { return true }
+        return false
+    }
+
     // The bearer's state is a struct with arrays and continuations: `bearers[handle]` copies
     // all of it. These look inside without a copy.
 
@@ -98,12 +106,9 @@ extension Host {
     public func indicate(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: UInt16)
         async throws(ATTBearerError)
     {
-        while let bearer = bearers[handle], case .awaiting = bearer.indication {
-            await withCheckedContinuation { continuation in
-                guard let bearer = bearers[handle], case .awaiting = bearer.indication else {
-                    return continuation.resume()
-                }
-                bearers[handle]!.indicationWaiters.append(continuation)
+        while !indicationSlotFree(handle) {
+            await WaiterQueue.wait(unless: { indicationSlotFree(handle) }) {
+                bearers[handle]!.indicationWaiters.append($0)
             }
         }
         guard let bearer = bearers[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
@@ -187,9 +192,7 @@ extension Host {
             // The GATT server keeps its own record of the indication in flight (Service Changed
             // makes a client change-aware on confirmation, Vol 3 Part G §2.5.2.1).
             if let server = attServer { spawn { _ = await server.handle(pdu, connection: handle) } }
-            if !bearers[handle]!.indicationWaiters.isEmpty {
-                bearers[handle]!.indicationWaiters.removeFirst().resume()
-            }
+            bearers[handle]!.indicationWaiters.resumeFirst()
         }
     }
 
@@ -284,19 +287,17 @@ extension Host {
     }
 
     private func wakeNextRequestWaiter(_ handle: UInt16) {
-        guard hasBearer(handle), !bearers[handle]!.requestWaiters.isEmpty else { return }
-        bearers[handle]!.requestWaiters.removeFirst().resume()
+        guard hasBearer(handle) else { return }
+        bearers[handle]!.requestWaiters.resumeFirst()
     }
 
     /// Resumes writers waiting for room on links that have it, and reports readiness.
     func wakeReadinessWaiters() {
         guard readinessInterest > 0 else { return }
         for handle in bearers.keys where acl.isReady(handle) && bearers[handle]!.awaitsReadiness {
-            let waiters = bearers[handle]!.readinessWaiters
-            bearers[handle]!.readinessWaiters = []
             bearers[handle]!.readinessReportWanted = false
             readinessInterest -= 1
-            for waiter in waiters { waiter.resume() }
+            bearers[handle]!.readinessWaiters.resumeAll()
             emit(.readyToSend(handle: handle))
         }
     }
@@ -311,7 +312,7 @@ extension Host {
     /// Ends every transaction of a bearer with `error` and removes it: after a disconnection,
     /// a timeout (§3.3.3: no further ATT on this bearer) or a violation, nothing more is sent.
     func failBearer(_ handle: UInt16, with error: ATTBearerError) {
-        guard let bearer = bearers.removeValue(forKey: handle) else { return }
+        guard var bearer = bearers.removeValue(forKey: handle) else { return }
         if bearers.isEmpty {
             // No transaction can be pending: the watchdog's wake-up would find nothing.
             transactionWatchdog?.cancel()
@@ -320,7 +321,9 @@ extension Host {
         if bearer.awaitsReadiness { readinessInterest -= 1 }
         if case .awaiting(_, _, let continuation) = bearer.request { continuation.resume(returning: .failure(error)) }
         if case .awaiting(_, let continuation) = bearer.indication { continuation.resume(returning: .failure(error)) }
-        for waiter in bearer.requestWaiters + bearer.indicationWaiters + bearer.readinessWaiters { waiter.resume() }
+        bearer.requestWaiters.resumeAll()
+        bearer.indicationWaiters.resumeAll()
+        bearer.readinessWaiters.resumeAll()
     }
 }
 

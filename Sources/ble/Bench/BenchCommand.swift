@@ -25,6 +25,41 @@ extension PHY: ExpressibleByArgument {
     public static var allValueStrings: [String] { ["1M", "2M", "S2", "S8"] }
 }
 
+extension AirTimeProfile: ExpressibleByArgument {
+    /// A profile by its name (case-insensitive); help and errors list every name.
+    public init?(argument: String) {
+        self.init(named: argument)
+    }
+}
+
+/// `--rule`: how a connection event ends in the air-time model.
+enum EventEndRuleOption: String, ExpressibleByArgument, CaseIterable, Encodable {
+    /// Rule A: the event runs while packets fit (ideal).
+    case a = "A"
+    /// Rule B: a packet goes out only with room for a full-size reply after it.
+    case b = "B"
+
+    /// "A" or "B", either case, as before the option was typed.
+    init?(argument: String) {
+        self.init(rawValue: argument.uppercased())
+    }
+
+    var rule: LinkTiming.EndRule {
+        switch self {
+        case .a: .ruleA
+        case .b: .ruleB
+        }
+    }
+}
+
+/// `--direction`: which way the stream goes.
+enum StreamDirectionOption: String, ExpressibleByArgument, CaseIterable, Encodable {
+    /// Write Commands, central → peripheral.
+    case write
+    /// Notifications, peripheral → central.
+    case notify
+}
+
 /// `ble bench airtime`: streams between two of our hosts on the virtual radio and compares the
 /// goodput measured in virtual time with the air-time model.
 struct AirtimeBenchCommand: AsyncParsableCommand {
@@ -46,10 +81,10 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
     @Option(help: "Connection interval in ms (7.5–4000, a multiple of 1.25).") var interval: Double = 7.5
     @Option(name: .customLong("event-length"), help: "Event length in ms (a multiple of 0.625); default: the interval.")
     var eventLength: Double?
-    @Option(help: "Event end rule: A (ideal) or B (room for a full reply).") var rule: String = "B"
+    @Option(help: "Event end rule: A (ideal) or B (room for a full reply).") var rule: EventEndRuleOption = .b
     @Flag(help: "Encrypt the link (air time includes the MIC).") var encrypted = false
     @Option(help: "write (Write Command, central → peripheral) or notify (peripheral → central).")
-    var direction: String = "write"
+    var direction: StreamDirectionOption = .write
     @Option(help: "At most this many packet pairs per event.") var cap: Int?
     @Option(help: "Application octets to stream.") var bytes: Int = 500_000
     @Flag(help: "Print the result as JSON.") var json = false
@@ -64,10 +99,6 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
             guard eventLength > 0, eventLength <= interval, (eventLength / 0.625).rounded() == eventLength / 0.625
             else { throw ValidationError("--event-length must be > 0, ≤ the interval, in steps of 0.625 ms") }
         }
-        guard ["A", "B"].contains(rule.uppercased()) else { throw ValidationError("--rule must be A or B") }
-        guard ["write", "notify"].contains(direction) else {
-            throw ValidationError("--direction must be write or notify")
-        }
         if let cap, cap < 1 { throw ValidationError("--cap must be at least 1") }
         guard bytes > 0, bytes <= 100_000_000 else { throw ValidationError("--bytes must be 1…100000000") }
     }
@@ -79,15 +110,15 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
         parameters.attMTU = mtu
         parameters.intervalUnits = UInt16((interval / 1.25).rounded())
         parameters.eventLengthUnits = eventLength.map { UInt16(($0 / 0.625).rounded()) }
-        parameters.rule = rule.uppercased() == "A" ? .ruleA : .ruleB
+        parameters.rule = rule.rule
         parameters.encrypted = encrypted
-        parameters.traffic = direction == "notify" ? .notification : .writeWithoutResponse
+        parameters.traffic = direction == .notify ? .notification : .writeWithoutResponse
         parameters.packetsPerEventCap = cap
         parameters.bytes = bytes
         let wallStart = ContinuousClock.now
         let result = try await AirtimeBenchmark.run(parameters)
         let wall = wallStart.duration(to: .now)
-        print(json ? Self.json(result, wall: wall) : Self.text(result, wall: wall))
+        print(json ? try Self.json(result, wall: wall) : Self.text(result, wall: wall))
     }
 
     static func text(_ r: AirtimeBenchmark.Result, wall: Duration) -> String {
@@ -110,31 +141,50 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
             """
     }
 
-    static func json(_ r: AirtimeBenchmark.Result, wall: Duration) -> String {
+    /// The `--json` object: the parameters and the figures, durations in milliseconds or seconds
+    /// and rates in kbit/s to two decimals, ratios to five.
+    struct JSONResult: Encodable {
+        var phy: String
+        var ll: Int
+        var mtu: Int
+        var intervalMs: Double
+        var eventLengthMs: Double
+        var rule: EventEndRuleOption
+        var encrypted: Bool
+        var direction: StreamDirectionOption
+        @NullWhenAbsent var cap: Int?
+        var deliveredOctets: Int
+        var virtualSeconds: Double
+        var wallSeconds: Double
+        var measuredKbps: Double
+        var predictedKbps: Double
+        var ceilingKbps: Double
+        var predictedPacketsPerEvent: Int
+        var measuredOverPredicted: Double
+        var measuredOverCeiling: Double
+    }
+
+    static func json(_ r: AirtimeBenchmark.Result, wall: Duration) throws -> String {
         let p = r.parameters
-        let fields: [(String, String)] = [
-            ("phy", "\"\(p.phy)\""), ("ll", "\(p.llOctets)"), ("mtu", "\(p.attMTU)"),
-            ("intervalMs", format(Double(p.interval.nanosecondsClamped) / 1e6)),
-            ("eventLengthMs", format(Double(p.eventLength.nanosecondsClamped) / 1e6)),
-            ("rule", "\"\(p.rule == .ruleA ? "A" : "B")\""), ("encrypted", "\(p.encrypted)"),
-            ("direction", "\"\(p.traffic == .notification ? "notify" : "write")\""),
-            ("cap", p.packetsPerEventCap.map(String.init) ?? "null"),
-            ("deliveredOctets", "\(r.deliveredOctets)"), ("virtualSeconds", format(seconds(r.virtualTime))),
-            ("wallSeconds", format(seconds(wall))), ("measuredKbps", format(r.measuredKbps)),
-            ("predictedKbps", format(r.predictedKbps)), ("ceilingKbps", format(r.ceilingKbps)),
-            ("predictedPacketsPerEvent", "\(r.predictedPacketsPerEvent)"),
-            ("measuredOverPredicted", format(r.measuredKbps / r.predictedKbps, digits: 5)),
-            ("measuredOverCeiling", format(r.measuredKbps / r.ceilingKbps, digits: 5)),
-        ]
-        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+        return try JSONOutput.line(
+            JSONResult(
+                phy: "\(p.phy)", ll: p.llOctets, mtu: p.attMTU,
+                intervalMs: (Double(p.interval.nanosecondsClamped) / 1e6).rounded(digits: 2),
+                eventLengthMs: (Double(p.eventLength.nanosecondsClamped) / 1e6).rounded(digits: 2),
+                rule: p.rule == .ruleA ? .a : .b, encrypted: p.encrypted,
+                direction: p.traffic == .notification ? .notify : .write, cap: p.packetsPerEventCap,
+                deliveredOctets: r.deliveredOctets, virtualSeconds: seconds(r.virtualTime).rounded(digits: 2),
+                wallSeconds: seconds(wall).rounded(digits: 2), measuredKbps: r.measuredKbps.rounded(digits: 2),
+                predictedKbps: r.predictedKbps.rounded(digits: 2), ceilingKbps: r.ceilingKbps.rounded(digits: 2),
+                predictedPacketsPerEvent: r.predictedPacketsPerEvent,
+                measuredOverPredicted: (r.measuredKbps / r.predictedKbps).rounded(digits: 5),
+                measuredOverCeiling: (r.measuredKbps / r.ceilingKbps).rounded(digits: 5)))
     }
 
     static func seconds(_ duration: Duration) -> Double { Double(duration.nanosecondsClamped) / 1e9 }
 
     static func format(_ value: Double, digits: Int = 2) -> String {
-        let scale = pow10(digits)
-        let rounded = (value * scale).rounded() / scale
-        var text = String(rounded)
+        var text = String(value.rounded(digits: digits))
         if let dot = text.firstIndex(of: ".") {
             let decimals = text.distance(from: dot, to: text.endIndex) - 1
             if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
@@ -144,7 +194,14 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
         return text
     }
 
-    private static func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { acc, _ in acc * 10 } }
+}
+
+extension Double {
+    /// Rounded to `digits` decimal places, for figures reported with that precision.
+    func rounded(digits: Int) -> Double {
+        let scale = (0..<digits).reduce(1.0) { scale, _ in scale * 10 }
+        return (self * scale).rounded() / scale
+    }
 }
 
 /// `ble bench idle`: how fast the simulation runs an idle connection.

@@ -26,10 +26,7 @@ struct GATTBenchCommand: AsyncParsableCommand {
 
     @Option(help: "Notifications and writes without response to stream.") var count: Int = 50_000
     @Option(name: .customLong("round-trips"), help: "Write requests to time.") var roundTrips: Int = 2_000
-    @Option(
-        help: ArgumentHelp(
-            "Air-time profile of the link: " + AirTimeProfile.allCases.map(\.name).joined(separator: ", ") + "."))
-    var profile: String = "ideal"
+    @Option(help: "Air-time profile of the link.") var profile: AirTimeProfile = .ideal
     @Flag(help: "Print the result as JSON.") var json = false
     @Option(
         name: .customLong("transport"),
@@ -48,10 +45,6 @@ struct GATTBenchCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be 1…10000000") }
         guard (1...1_000_000).contains(roundTrips) else { throw ValidationError("--round-trips must be 1…1000000") }
-        guard AirTimeProfile(named: profile) != nil else {
-            let known = AirTimeProfile.allCases.map(\.name).joined(separator: ", ")
-            throw ValidationError("unknown --profile '\(profile)'; known profiles: \(known)")
-        }
         _ = try monikers()
     }
 
@@ -77,7 +70,7 @@ struct GATTBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var parameters = GATTBenchmark.Parameters()
-        parameters.profile = AirTimeProfile(named: profile) ?? .ideal
+        parameters.profile = profile
         parameters.notifications = count
         parameters.writesWithoutResponse = count
         parameters.roundTrips = roundTrips
@@ -91,7 +84,7 @@ struct GATTBenchCommand: AsyncParsableCommand {
         } else {
             result = try await GATTBenchmark.run(parameters)
         }
-        print(json ? Self.json(result, over: transportLabel) : Self.text(result, over: transportLabel))
+        print(json ? try Self.json(result, over: transportLabel) : Self.text(result, over: transportLabel))
     }
 
     /// What the two hosts ran over, for the report.
@@ -143,36 +136,86 @@ struct GATTBenchCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ r: GATTBenchmark.Result, over label: String = "virtual radio unpaced") -> String {
-        func throughput(_ t: GATTBenchmark.Throughput, _ pressure: Int) -> String {
-            "{\"values\":\(t.values),\"octets\":\(t.octets),"
-                + "\"wallSeconds\":\(format(AirtimeBenchCommand.seconds(t.wallTime), digits: 6)),"
-                + "\"wallMBps\":\(format(t.wallMegabytesPerSecond)),"
-                + "\"virtualKbps\":\(t.virtualKbps.map { format($0) } ?? "null"),"
-                + "\"predictedKbps\":\(format(t.predictedKbps)),\"backPressure\":\(pressure)}"
+    /// The `--json` object: per stream its values, octets and rates, the write round trip's
+    /// percentiles, and the simulation's work per value when it was counted.
+    struct JSONResult: Encodable {
+        struct Stream: Encodable {
+            var values: Int
+            var octets: Int
+            var wallSeconds: Double
+            var wallMBps: Double
+            @NullWhenAbsent var virtualKbps: Double?
+            var predictedKbps: Double
+            var backPressure: Int
         }
-        let trips = r.roundTrips
-        let over = label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "{\"over\":\"\(over)\",\"profile\":\"\(r.parameters.profile)\",\"valueLength\":\(r.parameters.valueLength),"
-            + "\"notifications\":\(throughput(r.notifications, r.notificationBackPressure)),"
-            + "\"writeWithoutResponse\":\(throughput(r.writesWithoutResponse, r.writeBackPressure)),"
-            + "\"writeRoundTrip\":{\"samples\":\(trips.count),\"wallMedianMicroseconds\":\(micro(trips.wallMedian)),"
-            + "\"wallP90Microseconds\":\(micro(trips.wallP90)),\"wallP99Microseconds\":\(micro(trips.wallP99)),"
-            + "\"virtualMedianMilliseconds\":\(milli(trips.virtualMedian))}"
-            + (r.scheduling.map { ",\"simulationPerValue\":\(scheduling($0, r))" } ?? "") + "}"
+
+        struct RoundTrip: Encodable {
+            var samples: Int
+            @NullWhenAbsent var wallMedianMicroseconds: Double?
+            @NullWhenAbsent var wallP90Microseconds: Double?
+            @NullWhenAbsent var wallP99Microseconds: Double?
+            @NullWhenAbsent var virtualMedianMilliseconds: Double?
+        }
+
+        /// Jobs, actions and air events of the simulation thread per value.
+        struct Work: Encodable {
+            var jobs: Double
+            var actions: Double
+            var events: Double
+        }
+
+        struct Scheduling: Encodable {
+            var notification: Work
+            var writeRoundTrip: Work
+            var writeWithoutResponse: Work
+        }
+
+        var over: String
+        var profile: String
+        var valueLength: Int
+        var notifications: Stream
+        var writeWithoutResponse: Stream
+        var writeRoundTrip: RoundTrip
+        /// Left out when not counted (a run over HCI transports).
+        var simulationPerValue: Scheduling?
     }
 
-    /// Jobs, actions and air events per value, as JSON.
-    static func scheduling(_ s: GATTBenchmark.Scheduling, _ r: GATTBenchmark.Result) -> String {
-        func per(_ statistics: SimulationExecutor.Statistics, _ count: Int) -> String {
-            let n = Double(max(1, count))
-            return "{\"jobs\":\(format(Double(statistics.jobs) / n, digits: 3)),"
-                + "\"actions\":\(format(Double(statistics.actions) / n, digits: 3)),"
-                + "\"events\":\(format(Double(statistics.events) / n, digits: 3))}"
+    static func json(_ r: GATTBenchmark.Result, over label: String = "virtual radio unpaced") throws -> String {
+        func stream(_ t: GATTBenchmark.Throughput, _ pressure: Int) -> JSONResult.Stream {
+            JSONResult.Stream(
+                values: t.values, octets: t.octets,
+                wallSeconds: AirtimeBenchCommand.seconds(t.wallTime).rounded(digits: 6),
+                wallMBps: t.wallMegabytesPerSecond.rounded(digits: 2), virtualKbps: t.virtualKbps?.rounded(digits: 2),
+                predictedKbps: t.predictedKbps.rounded(digits: 2), backPressure: pressure)
         }
-        return "{\"notification\":\(per(s.notifications, r.notifications.values)),"
-            + "\"writeRoundTrip\":\(per(s.roundTrips, r.roundTrips.count)),"
-            + "\"writeWithoutResponse\":\(per(s.writesWithoutResponse, r.writesWithoutResponse.values))}"
+        func work(_ statistics: SimulationExecutor.Statistics, _ count: Int) -> JSONResult.Work {
+            let n = Double(max(1, count))
+            return JSONResult.Work(
+                jobs: (Double(statistics.jobs) / n).rounded(digits: 3),
+                actions: (Double(statistics.actions) / n).rounded(digits: 3),
+                events: (Double(statistics.events) / n).rounded(digits: 3))
+        }
+        func microseconds(_ duration: Duration?) -> Double? {
+            duration.map { (AirtimeBenchCommand.seconds($0) * 1e6).rounded(digits: 1) }
+        }
+        let trips = r.roundTrips
+        return try JSONOutput.line(
+            JSONResult(
+                over: label, profile: "\(r.parameters.profile)", valueLength: r.parameters.valueLength,
+                notifications: stream(r.notifications, r.notificationBackPressure),
+                writeWithoutResponse: stream(r.writesWithoutResponse, r.writeBackPressure),
+                writeRoundTrip: JSONResult.RoundTrip(
+                    samples: trips.count, wallMedianMicroseconds: microseconds(trips.wallMedian),
+                    wallP90Microseconds: microseconds(trips.wallP90), wallP99Microseconds: microseconds(trips.wallP99),
+                    virtualMedianMilliseconds: trips.virtualMedian.map {
+                        (AirtimeBenchCommand.seconds($0) * 1e3).rounded(digits: 3)
+                    }),
+                simulationPerValue: r.scheduling.map { s in
+                    JSONResult.Scheduling(
+                        notification: work(s.notifications, r.notifications.values),
+                        writeRoundTrip: work(s.roundTrips, trips.count),
+                        writeWithoutResponse: work(s.writesWithoutResponse, r.writesWithoutResponse.values))
+                }))
     }
 
     static func micro(_ duration: Duration?) -> String {

@@ -29,20 +29,18 @@ struct ControllerCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Air-time profile whose scheduling (end rule, packets-per-event cap) the controllers use: "
-                + AirTimeProfile.allCases.map(\.name).joined(separator: ", ") + ".",
+            "Air-time profile whose scheduling (end rule, packets-per-event cap) the controllers use.",
             valueName: "NAME"))
-    var profile: String?
+    var profile: AirTimeProfile?
 
     func validate() throws {
         _ = try Self.monikers(listen)
-        _ = try Self.profile(named: profile)
     }
 
     func run() async throws {
         let monikers = try Self.monikers(listen)
         var configuration = VirtualController.Configuration()
-        if let profile = try Self.profile(named: profile) {
+        if let profile {
             let timing = profile.linkTiming()
             configuration.scheduling = LinkLayerScheduling(
                 endRule: timing.endRule, maxPacketsPerEvent: timing.maxPacketsPerEvent)
@@ -88,15 +86,6 @@ struct ControllerCommand: AsyncParsableCommand {
                 throw ValidationError("--listen \(text): a controller listens on tcp-server:HOST:PORT or unix:PATH")
             }
         }
-    }
-
-    static func profile(named name: String?) throws -> AirTimeProfile? {
-        guard let name else { return nil }
-        guard let profile = AirTimeProfile(named: name) else {
-            let known = AirTimeProfile.allCases.map(\.name).joined(separator: ", ")
-            throw ValidationError("unknown --profile '\(name)'; known profiles: \(known)")
-        }
-        return profile
     }
 
     /// One line per client event, on standard error (standard output carries the listeners).

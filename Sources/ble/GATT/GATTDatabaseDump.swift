@@ -69,59 +69,70 @@ struct GATTDatabaseDump: Sendable {
         return GATTDatabaseDump(services: entries.sorted { $0.start < $1.start })
     }
 
-    /// `{"services":[{"uuid","primary","start","end","includes":[{"uuid","start","end"}],
-    /// "characteristics":[{"uuid","declaration","value","properties":[…],"descriptors":[{"uuid",
-    /// "handle"}]}]}]}`, in exactly that key order, no spaces: 16-bit UUIDs as four upper-case hex
-    /// digits, 128-bit ones in upper-case canonical form, handles as integers, properties by Core
-    /// Bluetooth's names.
-    var json: String {
-        JSONText.object([
-            (
-                "services",
-                JSONText.array(
-                    services.map { service in
-                        JSONText.object([
-                            ("uuid", Self.json(service.uuid)),
-                            ("primary", service.isPrimary ? "true" : "false"),
-                            ("start", String(service.start)),
-                            ("end", String(service.end)),
-                            (
-                                "includes",
-                                JSONText.array(
-                                    service.includes.map {
-                                        JSONText.object([
-                                            ("uuid", Self.json($0.uuid)),
-                                            ("start", String($0.handleRange.lowerBound)),
-                                            ("end", String($0.handleRange.upperBound)),
-                                        ])
-                                    })
-                            ),
-                            ("characteristics", JSONText.array(service.characteristics.map(Self.json))),
-                        ])
-                    })
-            )
-        ])
+    /// The `--json` object: `{"services":[{"characteristics":[{"declaration","descriptors":
+    /// [{"handle","uuid"}],"properties":[…],"uuid","value"}],"end","includes":[{"end","start",
+    /// "uuid"}],"primary","start","uuid"}]}`, keys sorted, no spaces: 16-bit UUIDs as four
+    /// upper-case hex digits, 128-bit ones in upper-case canonical form, handles as integers,
+    /// properties by Core Bluetooth's names.
+    struct JSONDatabase: Encodable {
+        struct Service: Encodable {
+            var uuid: String
+            var primary: Bool
+            var start: UInt16
+            var end: UInt16
+            var includes: [Include]
+            var characteristics: [Characteristic]
+        }
+
+        struct Include: Encodable {
+            var uuid: String
+            var start: UInt16
+            var end: UInt16
+        }
+
+        struct Characteristic: Encodable {
+            var uuid: String
+            var declaration: UInt16
+            var value: UInt16
+            var properties: [String]
+            var descriptors: [Descriptor]
+        }
+
+        struct Descriptor: Encodable {
+            var uuid: String
+            var handle: UInt16
+        }
+
+        var services: [Service]
     }
 
-    private static func json(_ characteristic: CharacteristicEntry) -> String {
-        JSONText.object([
-            ("uuid", json(characteristic.uuid)),
-            ("declaration", String(characteristic.declaration)),
-            ("value", String(characteristic.value)),
-            ("properties", JSONText.array(PropertyNames.names(characteristic.properties).map(JSONText.string))),
-            (
-                "descriptors",
-                JSONText.array(
-                    characteristic.descriptors.map {
-                        JSONText.object([("uuid", json($0.uuid)), ("handle", String($0.handle))])
-                    })
-            ),
-        ])
+    func json() throws -> String {
+        try JSONOutput.line(
+            JSONDatabase(
+                services: services.map { service in
+                    JSONDatabase.Service(
+                        uuid: Self.json(service.uuid), primary: service.isPrimary, start: service.start,
+                        end: service.end,
+                        includes: service.includes.map {
+                            JSONDatabase.Include(
+                                uuid: Self.json($0.uuid), start: $0.handleRange.lowerBound,
+                                end: $0.handleRange.upperBound)
+                        },
+                        characteristics: service.characteristics.map { characteristic in
+                            JSONDatabase.Characteristic(
+                                uuid: Self.json(characteristic.uuid), declaration: characteristic.declaration,
+                                value: characteristic.value,
+                                properties: PropertyNames.names(characteristic.properties),
+                                descriptors: characteristic.descriptors.map {
+                                    JSONDatabase.Descriptor(uuid: Self.json($0.uuid), handle: $0.handle)
+                                })
+                        })
+                }))
     }
 
     /// A 16-bit UUID as four hex digits, any other (32-bit aliases too) in canonical form.
     private static func json(_ uuid: BluetoothUUID) -> String {
-        JSONText.string(uuid.uuid16 != nil ? uuid.description : uuid.uuidString)
+        uuid.uuid16 != nil ? uuid.description : uuid.uuidString
     }
 
     /// A readable tree: services with their handle ranges, includes, characteristics (declaration

@@ -9,10 +9,10 @@ struct GATTDumpCommand: AsyncParsableCommand {
         discussion: """
             Runs a full discovery — primary services, the services they include (secondary ones \
             too, with their characteristics), characteristics, descriptors — and prints it as a tree \
-            with handles and the names of well-known UUIDs, or with --json as one line:
-              {"services":[{"uuid","primary","start","end","includes":[{"uuid","start","end"}],
-               "characteristics":[{"uuid","declaration","value","properties":[…],
-               "descriptors":[{"uuid","handle"}]}]}]}
+            with handles and the names of well-known UUIDs, or with --json as one line, keys sorted:
+              {"services":[{"characteristics":[{"declaration","descriptors":[{"handle","uuid"}],
+               "properties":[…],"uuid","value"}],"end","includes":[{"end","start","uuid"}],
+               "primary","start","uuid"}]}
             Handles are integers, 16-bit UUIDs four upper-case hex digits, 128-bit UUIDs \
             upper-case canonical, properties Core Bluetooth's names.
 
@@ -29,7 +29,7 @@ struct GATTDumpCommand: AsyncParsableCommand {
             try await GATTDatabaseDump.discover(peripheral)
         }
         if json {
-            Console.out(dump.json)
+            Console.out(try dump.json())
         } else {
             for line in dump.text { Console.out(line) }
         }

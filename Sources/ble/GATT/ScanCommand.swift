@@ -56,7 +56,7 @@ struct ScanCommand: AsyncParsableCommand {
                     }
                 }
                 for await discovery in discoveries {
-                    Console.out(json ? Self.json(discovery) : Self.line(discovery))
+                    Console.out(json ? try Self.json(discovery) : Self.line(discovery))
                 }
                 timer.cancel()
                 await central.close()
@@ -70,7 +70,7 @@ struct ScanCommand: AsyncParsableCommand {
     static func line(_ discovery: Discovery) -> String {
         let data = discovery.advertisementData
         var parts = ["\(discovery.peripheral.address)", "RSSI \(discovery.rssi) dBm"]
-        parts.append(data.localName.map { "name \(JSONText.string($0))" } ?? "no name")
+        parts.append(data.localName.map { "name \(Rendering.jsonString($0))" } ?? "no name")
         if !data.serviceUUIDs.isEmpty {
             parts.append("services " + data.serviceUUIDs.map(\.description).joined(separator: ","))
         }
@@ -86,34 +86,37 @@ struct ScanCommand: AsyncParsableCommand {
         return parts.joined(separator: "  ")
     }
 
-    static func json(_ discovery: Discovery) -> String {
+    /// The `--json` object of one discovery: every key present, `null` for what was not
+    /// advertised.
+    struct JSONDiscovery: Encodable {
+        struct Manufacturer: Encodable {
+            var company: UInt16
+            var data: String
+        }
+
+        var address: String
+        var addressType: String
+        var rssi: Int
+        @NullWhenAbsent var name: String?
+        var connectable: Bool
+        var services: [String]
+        @NullWhenAbsent var manufacturerData: Manufacturer?
+        /// Service data by service UUID.
+        var serviceData: [String: String]
+    }
+
+    static func json(_ discovery: Discovery) throws -> String {
         let data = discovery.advertisementData
         let address = discovery.peripheral.address
-        var members: [(String, String)] = [
-            ("address", JSONText.string(address.address.description)),
-            ("addressType", JSONText.string(address.type.isRandom ? "random" : "public")),
-            ("rssi", String(discovery.rssi)),
-            ("name", data.localName.map(JSONText.string) ?? "null"),
-            ("connectable", data.isConnectable ? "true" : "false"),
-            ("services", JSONText.array(data.serviceUUIDs.map { JSONText.string($0.description) })),
-        ]
-        members.append(
-            (
-                "manufacturerData",
-                data.manufacturerData.map {
-                    JSONText.object([
-                        ("company", String($0.companyIdentifier)), ("data", JSONText.string(Hex.string($0.data))),
-                    ])
-                } ?? "null"
-            ))
-        members.append(
-            (
-                "serviceData",
-                JSONText.object(
-                    data.serviceData.sorted { $0.key < $1.key }.map {
-                        ($0.key.description, JSONText.string(Hex.string($0.value)))
-                    })
-            ))
-        return JSONText.object(members)
+        return try JSONOutput.line(
+            JSONDiscovery(
+                address: address.address.description, addressType: address.type.isRandom ? "random" : "public",
+                rssi: discovery.rssi, name: data.localName, connectable: data.isConnectable,
+                services: data.serviceUUIDs.map(\.description),
+                manufacturerData: data.manufacturerData.map {
+                    JSONDiscovery.Manufacturer(company: $0.companyIdentifier, data: Hex.string($0.data))
+                },
+                serviceData: Dictionary(
+                    data.serviceData.map { ($0.key.description, Hex.string($0.value)) }, uniquingKeysWith: { a, _ in a })))
     }
 }

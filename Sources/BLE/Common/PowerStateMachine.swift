@@ -1,0 +1,95 @@
+/// The power rules a manager follows (Core Bluetooth's `CBManagerState`), one input at a time:
+/// the first power-on starts the host (HCI Reset and initialisation, Core 5.4 Vol 4 Part E
+/// §7.3.2, while `.resetting`); later ones only switch the radio back on; a host that cannot be
+/// brought up leaves the manager `.unsupported` for good.
+///
+/// A value that does no I/O: each method takes one input and says what the manager does next.
+/// `ManagerPower` carries it together with the state's listeners and the callers waiting out a
+/// reset.
+struct PowerStateMachine: Hashable {
+    enum Phase: Hashable {
+        /// Off; `hostStarted` once a first power-on brought the host up.
+        case off(hostStarted: Bool)
+        /// The host's first start is under way.
+        case starting
+        case on
+        /// The host could not be brought up.
+        case unsupported
+    }
+
+    /// What a power-on asks of the manager.
+    enum PowerOnStep: Equatable {
+        /// A start is under way: wait until it ends, then ask again.
+        case waitOutReset
+        /// Start the host, then report with `hostStartEnded(succeeded:)`.
+        case startHost
+        /// Powered on.
+        case done
+        case fail(BLEError)
+    }
+
+    private(set) var phase = Phase.off(hostStarted: false)
+    /// Closed for good: every call that needs the radio throws `.closed`. Orthogonal to the
+    /// phase: a start under way when the manager closes still ends in its phase.
+    private(set) var isClosed = false
+
+    var state: ManagerState {
+        switch phase {
+        case .off: .poweredOff
+        case .starting: .resetting
+        case .on: .poweredOn
+        case .unsupported: .unsupported
+        }
+    }
+
+    /// A first power-on brought the host up.
+    var hostStarted: Bool {
+        switch phase {
+        case .on, .off(hostStarted: true): true
+        case .off(hostStarted: false), .starting, .unsupported: false
+        }
+    }
+
+    mutating func powerOn() -> PowerOnStep {
+        switch phase {
+        // A reset under way is waited out even by a closed manager; after it, a closed one
+        // refuses.
+        case .starting:
+            return .waitOutReset
+        case _ where isClosed:
+            return .fail(.closed)
+        case .on:
+            return .done
+        case .unsupported:
+            return .fail(.notPoweredOn(.unsupported))
+        case .off(hostStarted: false):
+            phase = .starting
+            return .startHost
+        case .off(hostStarted: true):
+            phase = .on
+            return .done
+        }
+    }
+
+    mutating func hostStartEnded(succeeded: Bool) {
+        guard phase == .starting else { return }
+        phase = succeeded ? .on : .unsupported
+    }
+
+    /// True when the radio was on and is now off: the manager then stops what it was doing.
+    mutating func powerOff() -> Bool {
+        guard phase == .on else { return false }
+        phase = .off(hostStarted: true)
+        return true
+    }
+
+    mutating func close() {
+        isClosed = true
+    }
+
+    /// Throws unless the manager is open and powered on.
+    func checkPoweredOn() throws(BLEError) {
+        guard !isClosed else { throw .closed }
+        guard phase == .on else { throw .notPoweredOn(state) }
+    }
+}
