@@ -85,7 +85,7 @@ struct EventQueueTests {
     @Test("A hundred thousand events keep their order (heap property under load)")
     func manyEvents() {
         let queue = EventQueue()
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededRandomGenerator(seed: 42)
         var last: Int64 = -1
         var ordered = true
         for _ in 0..<100_000 {
