@@ -69,7 +69,7 @@ struct DeviceLinkTests {
             try await ticks.value
             let received = try await collector.value
             #expect(received == packets)
-            #expect(received.allSatisfy { DeviceChecksum.crc32($0.data) == $0.crc32 })
+            #expect(received.allSatisfy { CRC32.checksum($0.data) == $0.crc32 })
             #expect(heartbeats == Array(0..<300))
             let phone = await pair.phone.statistics
             #expect(phone.framesSent == packetCount)

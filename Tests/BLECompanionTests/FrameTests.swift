@@ -8,8 +8,8 @@ struct FrameTests {
     func checkValues() {
         let digits = Array("123456789".utf8)
         #expect(DeviceChecksum.crc16CCITT(digits) == 0x29B1)
-        #expect(DeviceChecksum.crc32(digits) == 0xCBF4_3926)
-        #expect(DeviceChecksum.crc32([]) == 0)
+        #expect(CRC32.checksum(digits) == 0xCBF4_3926)
+        #expect(CRC32.checksum([]) == 0)
     }
 
     @Test("Headset protocol v1 §frame: header fields, little-endian length and CRC (gesture tap)")

@@ -1,5 +1,5 @@
-/// The checksums of device protocols: CRC-16/CCITT-FALSE for frames, CRC-32 (IEEE 802.3, as
-/// zlib computes it) for firmware packets.
+/// The checksum of device protocol frames, CRC-16/CCITT-FALSE. Firmware packets carry CRC-32
+/// (IEEE 802.3, as zlib computes it): `CRC32`.
 public enum DeviceChecksum {
     /// CRC-16/CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF, not reflected, no final
     /// XOR. "123456789" gives 0x29B1. It detects every error burst up to 16 bits and every odd
@@ -13,25 +13,9 @@ public enum DeviceChecksum {
         return crc
     }
 
-    /// CRC-32 (IEEE 802.3): polynomial 0x04C11DB7 reflected (0xEDB88320), initial value and
-    /// final XOR 0xFFFFFFFF. "123456789" gives 0xCBF43926.
-    public static func crc32<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc = crc32Table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)] ^ (crc >> 8)
-        }
-        return crc ^ 0xFFFF_FFFF
-    }
-
     private static let crc16Table: [UInt16] = (0..<256).map { index in
         var crc = UInt16(index) << 8
         for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
-        return crc
-    }
-
-    private static let crc32Table: [UInt32] = (0..<256).map { index in
-        var crc = UInt32(index)
-        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         return crc
     }
 }

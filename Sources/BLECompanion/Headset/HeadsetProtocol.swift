@@ -113,7 +113,7 @@ public enum HeadsetProtocol: DeviceProtocol {
 
         /// A packet of `data` with its CRC-32.
         public init(packet: UInt16, data: [UInt8]) {
-            self.init(packet: packet, crc32: DeviceChecksum.crc32(data), data: data)
+            self.init(packet: packet, crc32: CRC32.checksum(data), data: data)
         }
     }
 

@@ -45,25 +45,10 @@ public struct RandomPacketErrors<Generator: RandomNumberGenerator>: PacketErrorS
 
 extension RandomPacketErrors: Sendable where Generator: Sendable {}
 
-extension RandomPacketErrors where Generator == SplitMix64 {
-    /// Errors drawn from a SplitMix64 generator seeded with `seed`.
+extension RandomPacketErrors where Generator == SeededRandomGenerator {
+    /// Errors drawn from the radio's seeded generator (SplitMix64) seeded with `seed`, so
+    /// simulated channels are reproducible (the system generator is never used).
     public init(seed: UInt64, crcErrorRate: Double, missRate: Double = 0) {
-        self.init(generator: SplitMix64(seed: seed), crcErrorRate: crcErrorRate, missRate: missRate)
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seedable generator, so simulated channels are
-/// reproducible (the system generator is never used).
-public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
-    public private(set) var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        self.init(generator: SeededRandomGenerator(seed: seed), crcErrorRate: crcErrorRate, missRate: missRate)
     }
 }

@@ -96,17 +96,8 @@ public final class VirtualController {
         self.hostACLDataPacketLength = configuration.defaultHostACLDataPacketLength
         radio = air.attach(self, at: position)
         publicAddress = configuration.publicAddress ?? BluetoothAddress(0x0000_5E00_5300 &+ UInt64(radio.rawValue + 1))
-        defaultRandomAddress = configuration.randomStaticAddress ?? Self.makeRandomStaticAddress(using: &random)
+        defaultRandomAddress = configuration.randomStaticAddress ?? BluetoothAddress.randomStatic(using: &random)
         randomAddress = defaultRandomAddress
-    }
-
-    /// A random static address: the two top bits set, the rest random and neither all zeros nor
-    /// all ones (Core 5.4 Vol 6 Part B §1.3.2.1).
-    static func makeRandomStaticAddress(using random: inout SeededRandomGenerator) -> BluetoothAddress {
-        while true {
-            let bits = random.next() & 0x3FFF_FFFF_FFFF
-            if bits != 0 && bits != 0x3FFF_FFFF_FFFF { return BluetoothAddress(bits | 0xC000_0000_0000) }
-        }
     }
 
     /// The radio's position on the air; setting it moves the device at once.

@@ -100,16 +100,6 @@ extension Host {
         pumpCommands()
     }
 
-    /// A random static address: the two top bits set, the other 46 neither all zeros nor all
-    /// ones (Core 5.4 Vol 6 Part B §1.3.2.1).
-    static func makeRandomStaticAddress() -> BluetoothAddress {
-        var generator = SystemRandomNumberGenerator()
-        while true {
-            let bits = generator.next() & 0x3FFF_FFFF_FFFF
-            if bits != 0 && bits != 0x3FFF_FFFF_FFFF { return BluetoothAddress(bits | 0xC000_0000_0000) }
-        }
-    }
-
     /// The initialisation sequence. Only Reset is required; a command the controller lacks
     /// (Unknown HCI Command, or no answer before the timeout) is skipped and the host goes on
     /// without that feature.
@@ -134,7 +124,8 @@ extension Host {
         } else {
             // No usable identity: a random static address keeps this device apart from others
             // on the same controller model (Vol 6 Part B §1.3.2.1).
-            let address = Self.makeRandomStaticAddress()
+            var generator = SystemRandomNumberGenerator()
+            let address = BluetoothAddress.randomStatic(using: &generator)
             if (try? await send(HCI.LESetRandomAddress(randomAddress: address))) != nil {
                 ownAddress = LEAddress(address, type: .random)
             }

@@ -43,6 +43,16 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     /// The two most significant bits, which classify a random address (Vol 6 Part B §1.3.2).
     @inlinable public var topBits: UInt8 { UInt8(truncatingIfNeeded: value >> 46) }
 
+    /// A new random static address (Vol 6 Part B §1.3.2.1): the two most significant bits 0b11,
+    /// the other 46 random and neither all zeros nor all ones. Draws from `generator` until it
+    /// has one, so a seeded generator gives the same address on every run.
+    package static func randomStatic(using generator: inout some RandomNumberGenerator) -> BluetoothAddress {
+        while true {
+            let bits = generator.next() & 0x3FFF_FFFF_FFFF
+            if bits != 0 && bits != 0x3FFF_FFFF_FFFF { return BluetoothAddress(bits | 0xC000_0000_0000) }
+        }
+    }
+
     @inlinable
     public init(from reader: inout ByteReader, field: StaticString = "Address") throws(DecodeError) {
         self.init(try reader.uint(6, field))

@@ -196,11 +196,19 @@ struct HCICommandTests {
         #expect(!scanner.advertisingReports.isEmpty)
     }
 
-    @Test("Read RSSI and LE Read PHY on an unknown handle: 0x02")
+    @Test("Read RSSI, LE Read PHY and other commands on an unknown handle: 0x02, the handle echoed")
     func unknownHandles() throws {
         let host = TestHost(air: VirtualAir())
         #expect(host.complete(HCI.ReadRSSI(handle: 0x0042)).status == .unknownConnectionIdentifier)
         #expect(host.complete(HCI.LEReadPHY(connectionHandle: 0x0042)).status == .unknownConnectionIdentifier)
+        #expect(try host.returnParameters(HCI.LEReadPHY(connectionHandle: 0x0042)).connectionHandle == 0x0042)
+        let channelMap = try host.returnParameters(HCI.LEReadChannelMap(connectionHandle: 0x0043))
+        #expect(channelMap.status == .unknownConnectionIdentifier)
+        #expect(channelMap.connectionHandle == 0x0043)
+        let negativeReply = try host.returnParameters(
+            HCI.LERemoteConnectionParameterRequestNegativeReply(connectionHandle: 0x0044))
+        #expect(negativeReply.status == .unknownConnectionIdentifier)
+        #expect(negativeReply.connectionHandle == 0x0044)
         #expect(host.status(HCI.LEReadRemoteFeatures(connectionHandle: 0x0042)) == .unknownConnectionIdentifier)
         #expect(
             host.status(HCI.LEConnectionUpdate(connectionHandle: 0x42, connectionParameters: Scenario.parameters))

@@ -1,3 +1,4 @@
+import BLEController
 import BLEWire
 import Testing
 
@@ -159,10 +160,10 @@ struct MaliciousServerTests {
 /// so that procedures run several rounds before the randomness breaks a rule.
 actor FuzzBearer: ATTClientBearer {
     nonisolated let mtu = 23
-    private var generator: SplitMix64
+    private var generator: SeededRandomGenerator
     private(set) var count = 0
 
-    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    init(seed: UInt64) { generator = SeededRandomGenerator(seed: seed) }
 
     func command(_ pdu: ATTPDU) async throws(ATTBearerError) {}
 
@@ -238,18 +239,5 @@ actor FuzzBearer: ATTClientBearer {
         }
         body = headed ? [UInt8(opcode == 0x05 ? (stride == 4 ? 1 : 2) : stride)] + list : list
         return [opcode] + body
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

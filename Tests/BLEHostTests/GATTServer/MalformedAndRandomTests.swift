@@ -1,20 +1,8 @@
+import BLEController
 import BLEWire
 import Testing
 
 @testable import BLEHost
-
-/// SplitMix64: a small deterministic generator for seeded random tests.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Malformed and random PDUs (Core 5.4 Vol 3 Part F §3.3, §3.4.1.1)")
 struct MalformedAndRandomTests {
@@ -64,7 +52,7 @@ struct MalformedAndRandomTests {
 
     @Test("Random PDUs never trap the server, and every answer is a well-formed response to its request")
     func randomPDUs() throws {
-        var generator = SeededGenerator(state: 0x5EED_6A77)
+        var generator = SeededRandomGenerator(seed: 0x5EED_6A77)
         var server = try testServer(GATTServer.Configuration(mtu: 64, prepareQueueLimit: 8))
         server.connect(client2, security: .encrypted(keySize: 16, authenticated: true))
         let requestOpcodes: [UInt8] = [

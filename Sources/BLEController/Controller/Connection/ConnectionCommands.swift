@@ -24,8 +24,7 @@ extension VirtualController {
 
     /// HCI_Disconnect (§7.1.6): Command Status now; Disconnection Complete with 0x16 once the
     /// peer acknowledged LL_TERMINATE_IND (the peer's host gets the reason sent).
-    func disconnect(_ command: HCI.Disconnect) -> HCIStatus {
-        guard let c = connections[command.connectionHandle] else { return .unknownConnectionIdentifier }
+    func disconnect(_ command: HCI.Disconnect, on c: Connection) -> HCIStatus {
         let allowed: Set<UInt8> = [0x05, 0x13, 0x14, 0x15, 0x1A, 0x29, 0x3B]
         guard allowed.contains(command.reason.rawValue) else { return .invalidHCICommandParameters }
         if c.terminationReason != nil { return .commandDisallowed }
@@ -36,8 +35,7 @@ extension VirtualController {
 
     /// HCI_Read_Remote_Version_Information (§7.1.23): LL_VERSION_IND is exchanged once per
     /// connection; later requests are answered from what was learnt.
-    func readRemoteVersion(_ command: HCI.ReadRemoteVersionInformation) -> HCIStatus {
-        guard let c = connections[command.connectionHandle] else { return .unknownConnectionIdentifier }
+    func readRemoteVersion(_ command: HCI.ReadRemoteVersionInformation, on c: Connection) -> HCIStatus {
         c.hostWantsRemoteVersion = true
         if c.remoteVersion != nil {
             completeRemoteVersion(c)
@@ -49,8 +47,7 @@ extension VirtualController {
 
     /// HCI_LE_Read_Remote_Features (§7.8.21): LL_FEATURE_REQ from the central,
     /// LL_PERIPHERAL_FEATURE_REQ from the peripheral.
-    func leReadRemoteFeatures(_ command: HCI.LEReadRemoteFeatures) -> HCIStatus {
-        guard let c = connections[command.connectionHandle] else { return .unknownConnectionIdentifier }
+    func leReadRemoteFeatures(_ command: HCI.LEReadRemoteFeatures, on c: Connection) -> HCIStatus {
         if c.role == .peripheral && !configuration.leFeatures.contains(.peripheralInitiatedFeaturesExchange) {
             return .unsupportedRemoteFeature
         }
@@ -66,8 +63,7 @@ extension VirtualController {
 
     /// HCI_LE_Connection_Update (§7.8.18): the central updates at an instant; a peripheral asks
     /// its central with LL_CONNECTION_PARAM_REQ.
-    func leConnectionUpdate(_ command: HCI.LEConnectionUpdate) -> HCIStatus {
-        guard let c = connections[command.connectionHandle] else { return .unknownConnectionIdentifier }
+    func leConnectionUpdate(_ command: HCI.LEConnectionUpdate, on c: Connection) -> HCIStatus {
         guard Self.isValid(command.connectionParameters) else { return .invalidHCICommandParameters }
         if c.hostRequestedUpdate || c.link.pendingTimingUpdate != nil || c.terminationReason != nil {
             return .commandDisallowed
@@ -89,12 +85,9 @@ extension VirtualController {
 
     /// HCI_LE_Remote_Connection_Parameter_Request_Reply (§7.8.31).
     func leRemoteConnectionParameterRequestReply(
-        _ command: HCI.LERemoteConnectionParameterRequestReply
+        _ command: HCI.LERemoteConnectionParameterRequestReply, on c: Connection
     ) -> CommandResult<HCI.ConnectionHandleReturnParameters> {
         let handle = command.connectionHandle
-        guard let c = connections[handle] else {
-            return .complete(.init(status: .unknownConnectionIdentifier, connectionHandle: handle))
-        }
         guard c.role == .central, c.parameterRequestPending != nil else {
             return .complete(.init(status: .commandDisallowed, connectionHandle: handle))
         }
@@ -108,12 +101,9 @@ extension VirtualController {
 
     /// HCI_LE_Remote_Connection_Parameter_Request_Negative_Reply (§7.8.32).
     func leRemoteConnectionParameterRequestNegativeReply(
-        _ command: HCI.LERemoteConnectionParameterRequestNegativeReply
+        _ command: HCI.LERemoteConnectionParameterRequestNegativeReply, on c: Connection
     ) -> CommandResult<HCI.ConnectionHandleReturnParameters> {
         let handle = command.connectionHandle
-        guard let c = connections[handle] else {
-            return .complete(.init(status: .unknownConnectionIdentifier, connectionHandle: handle))
-        }
         guard c.role == .central, c.parameterRequestPending != nil else {
             return .complete(.init(status: .commandDisallowed, connectionHandle: handle))
         }
@@ -129,11 +119,10 @@ extension VirtualController {
 
     /// HCI_LE_Set_Data_Length (§7.8.33): Command Complete now, LE Data Length Change on both
     /// sides once LL_LENGTH_REQ/RSP are exchanged (if the effective values change).
-    func leSetDataLength(_ command: HCI.LESetDataLength) -> CommandResult<HCI.ConnectionHandleReturnParameters> {
+    func leSetDataLength(
+        _ command: HCI.LESetDataLength, on c: Connection
+    ) -> CommandResult<HCI.ConnectionHandleReturnParameters> {
         let handle = command.connectionHandle
-        guard let c = connections[handle] else {
-            return .complete(.init(status: .unknownConnectionIdentifier, connectionHandle: handle))
-        }
         guard Self.octetRange.contains(command.txOctets), Self.timeRange.contains(command.txTime) else {
             return .complete(.init(status: .invalidHCICommandParameters, connectionHandle: handle))
         }
@@ -160,13 +149,8 @@ extension VirtualController {
     // MARK: PHY (§7.8.47–§7.8.49)
 
     /// HCI_LE_Read_PHY (§7.8.47).
-    func leReadPHY(_ command: HCI.LEReadPHY) -> CommandResult<HCI.LEReadPHY.ReturnParameters> {
-        let handle = command.connectionHandle
-        guard let c = connections[handle] else {
-            return .complete(
-                .init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPHY: .le1M, rxPHY: .le1M))
-        }
-        return .complete(.init(connectionHandle: handle, txPHY: c.transmitPHY.hci, rxPHY: c.receivePHY.hci))
+    func leReadPHY(_ command: HCI.LEReadPHY, on c: Connection) -> CommandResult<HCI.LEReadPHY.ReturnParameters> {
+        .complete(.init(connectionHandle: command.connectionHandle, txPHY: c.transmitPHY.hci, rxPHY: c.receivePHY.hci))
     }
 
     /// Checks a PHY preference: nil for "no preference", else a non-empty set of supported
@@ -193,8 +177,7 @@ extension VirtualController {
 
     /// HCI_LE_Set_PHY (§7.8.49): Command Status, then LE PHY Update Complete on both sides at
     /// the instant (only to this host when nothing changes).
-    func leSetPHY(_ command: HCI.LESetPHY) -> HCIStatus {
-        guard let c = connections[command.connectionHandle] else { return .unknownConnectionIdentifier }
+    func leSetPHY(_ command: HCI.LESetPHY, on c: Connection) -> HCIStatus {
         let noTx = command.allPHYs.contains(.noTransmitPreference)
         let noRx = command.allPHYs.contains(.noReceivePreference)
         if command.allPHYs.rawValue & ~0x03 != 0 { return .invalidHCICommandParameters }

@@ -9,8 +9,7 @@ import BLEWire
 extension VirtualController {
     /// HCI_LE_Enable_Encryption (§7.8.24): the central starts encryption, or refreshes the key
     /// of an encrypted link (pause, then start again).
-    func leEnableEncryption(_ command: HCI.LEEnableEncryption) -> HCIStatus {
-        guard let c = connections[command.connectionHandle] else { return .unknownConnectionIdentifier }
+    func leEnableEncryption(_ command: HCI.LEEnableEncryption, on c: Connection) -> HCIStatus {
         guard c.role == .central, !c.encryption.inProgress, c.terminationReason == nil else {
             return .commandDisallowed
         }
@@ -28,12 +27,9 @@ extension VirtualController {
 
     /// HCI_LE_Long_Term_Key_Request_Reply (§7.8.25): the peripheral's host supplies the key.
     func leLongTermKeyRequestReply(
-        _ command: HCI.LELongTermKeyRequestReply
+        _ command: HCI.LELongTermKeyRequestReply, on c: Connection
     ) -> CommandResult<HCI.ConnectionHandleReturnParameters> {
         let handle = command.connectionHandle
-        guard let c = connections[handle] else {
-            return .complete(.init(status: .unknownConnectionIdentifier, connectionHandle: handle))
-        }
         guard case .awaitingKey(let refresh) = c.encryption else {
             return .complete(.init(status: .commandDisallowed, connectionHandle: handle))
         }
@@ -45,12 +41,9 @@ extension VirtualController {
     /// HCI_LE_Long_Term_Key_Request_Negative_Reply (§7.8.26): no key; the central's host gets
     /// Encryption Change with 0x06 PIN or Key Missing.
     func leLongTermKeyRequestNegativeReply(
-        _ command: HCI.LELongTermKeyRequestNegativeReply
+        _ command: HCI.LELongTermKeyRequestNegativeReply, on c: Connection
     ) -> CommandResult<HCI.ConnectionHandleReturnParameters> {
         let handle = command.connectionHandle
-        guard let c = connections[handle] else {
-            return .complete(.init(status: .unknownConnectionIdentifier, connectionHandle: handle))
-        }
         guard case .awaitingKey = c.encryption else {
             return .complete(.init(status: .commandDisallowed, connectionHandle: handle))
         }

@@ -40,6 +40,21 @@ struct CommandHandler: Sendable {
         }
     }
 
+    /// A command on a connection: a Connection_Handle that names none is answered with 0x02
+    /// Unknown Connection Identifier (Core 5.4 Vol 1 Part F §1.3) and `body` does not run.
+    init<C: HCICommandWithCompleteEvent>(
+        _ type: C.Type, connection handle: KeyPath<C, UInt16> & Sendable,
+        _ body: @escaping @Sendable (VirtualController, C, Connection) -> CommandResult<C.ReturnParameters>
+    ) where C.ReturnParameters: ConnectionReturnParameters {
+        self.init(type) { controller, command in
+            let handle = command[keyPath: handle]
+            guard let connection = controller.connections[handle] else {
+                return .complete(.unknownConnection(handle))
+            }
+            return body(controller, command, connection)
+        }
+    }
+
     init<C: HCICommandWithStatusEvent>(
         _ type: C.Type, _ body: @escaping @Sendable (VirtualController, C) -> HCIStatus
     ) {
@@ -55,6 +70,58 @@ struct CommandHandler: Sendable {
                 with: { controller.commandStatus(C.opcode, status: status) },
                 { status = body(controller, command) })
         }
+    }
+
+    /// A command on a connection, answered with Command Status: 0x02 Unknown Connection
+    /// Identifier (Core 5.4 Vol 1 Part F §1.3) when the Connection_Handle names none.
+    init<C: HCICommandWithStatusEvent>(
+        _ type: C.Type, connection handle: KeyPath<C, UInt16> & Sendable,
+        _ body: @escaping @Sendable (VirtualController, C, Connection) -> HCIStatus
+    ) {
+        self.init(type) { controller, command in
+            guard let connection = controller.connections[command[keyPath: handle]] else {
+                return .unknownConnectionIdentifier
+            }
+            return body(controller, command, connection)
+        }
+    }
+}
+
+/// Return parameters that carry the Connection_Handle of the command: a failure still names it,
+/// with the other fields at their placeholder values.
+protocol ConnectionReturnParameters: HCIReturnParameters {
+    /// 0x02 Unknown Connection Identifier for `handle`.
+    static func unknownConnection(_ handle: UInt16) -> Self
+}
+
+extension HCI.ConnectionHandleReturnParameters: ConnectionReturnParameters {
+    static func unknownConnection(_ handle: UInt16) -> Self {
+        .init(status: .unknownConnectionIdentifier, connectionHandle: handle)
+    }
+}
+
+extension HCI.ReadTransmitPowerLevel.ReturnParameters: ConnectionReturnParameters {
+    static func unknownConnection(_ handle: UInt16) -> Self {
+        .init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPowerLevel: 0)
+    }
+}
+
+extension HCI.ReadRSSI.ReturnParameters: ConnectionReturnParameters {
+    /// 127: RSSI not available (§7.5.4).
+    static func unknownConnection(_ handle: UInt16) -> Self {
+        .init(status: .unknownConnectionIdentifier, handle: handle, rssi: 127)
+    }
+}
+
+extension HCI.LEReadChannelMap.ReturnParameters: ConnectionReturnParameters {
+    static func unknownConnection(_ handle: UInt16) -> Self {
+        .init(status: .unknownConnectionIdentifier, connectionHandle: handle, channelMap: .init(rawValue: 0))
+    }
+}
+
+extension HCI.LEReadPHY.ReturnParameters: ConnectionReturnParameters {
+    static func unknownConnection(_ handle: UInt16) -> Self {
+        .init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPHY: .le1M, rxPHY: .le1M)
     }
 }
 
@@ -149,12 +216,12 @@ extension VirtualController {
     /// The one table of implemented commands, grouped as in Core 5.4 Vol 4 Part E §7.
     static let handlerList: [CommandHandler] = [
         // Link Control (§7.1)
-        CommandHandler(HCI.Disconnect.self) { $0.disconnect($1) },
-        CommandHandler(HCI.ReadRemoteVersionInformation.self) { $0.readRemoteVersion($1) },
+        CommandHandler(HCI.Disconnect.self, connection: \.connectionHandle) { $0.disconnect($1, on: $2) },
+        CommandHandler(HCI.ReadRemoteVersionInformation.self, connection: \.connectionHandle) { $0.readRemoteVersion($1, on: $2) },
         // Controller & Baseband (§7.3)
         CommandHandler(HCI.SetEventMask.self) { $0.setEventMask($1) },
         CommandHandler(HCI.Reset.self) { controller, _ in controller.reset() },
-        CommandHandler(HCI.ReadTransmitPowerLevel.self) { $0.readTransmitPowerLevel($1) },
+        CommandHandler(HCI.ReadTransmitPowerLevel.self, connection: \.connectionHandle) { $0.readTransmitPowerLevel($1, on: $2) },
         CommandHandler(HCI.HostBufferSize.self) { $0.hostBufferSize($1) },
         CommandHandler(HCI.SetEventMaskPage2.self) { $0.setEventMaskPage2($1) },
         CommandHandler(HCI.ReadLEHostSupport.self) { controller, _ in controller.readLEHostSupport() },
@@ -171,7 +238,7 @@ extension VirtualController {
         CommandHandler(HCI.ReadBufferSize.self) { controller, _ in controller.readBufferSize() },
         CommandHandler(HCI.ReadBDADDR.self) { controller, _ in .complete(.init(bdAddr: controller.publicAddress)) },
         // Status Parameters (§7.5)
-        CommandHandler(HCI.ReadRSSI.self) { $0.readRSSI($1) },
+        CommandHandler(HCI.ReadRSSI.self, connection: \.handle) { $0.readRSSI($1, on: $2) },
         // LE Controller (§7.8)
         CommandHandler(HCI.LESetEventMask.self) { $0.leSetEventMask($1) },
         CommandHandler(HCI.LEReadBufferSize.self) { controller, _ in controller.leReadBufferSize() },
@@ -196,28 +263,28 @@ extension VirtualController {
         CommandHandler(HCI.LEClearFilterAcceptList.self) { controller, _ in controller.leClearFilterAcceptList() },
         CommandHandler(HCI.LEAddDeviceToFilterAcceptList.self) { $0.leAddDeviceToFilterAcceptList($1) },
         CommandHandler(HCI.LERemoveDeviceFromFilterAcceptList.self) { $0.leRemoveDeviceFromFilterAcceptList($1) },
-        CommandHandler(HCI.LEConnectionUpdate.self) { $0.leConnectionUpdate($1) },
+        CommandHandler(HCI.LEConnectionUpdate.self, connection: \.connectionHandle) { $0.leConnectionUpdate($1, on: $2) },
         CommandHandler(HCI.LESetHostChannelClassification.self) { $0.leSetHostChannelClassification($1) },
-        CommandHandler(HCI.LEReadChannelMap.self) { $0.leReadChannelMap($1) },
-        CommandHandler(HCI.LEReadRemoteFeatures.self) { $0.leReadRemoteFeatures($1) },
+        CommandHandler(HCI.LEReadChannelMap.self, connection: \.connectionHandle) { $0.leReadChannelMap($1, on: $2) },
+        CommandHandler(HCI.LEReadRemoteFeatures.self, connection: \.connectionHandle) { $0.leReadRemoteFeatures($1, on: $2) },
         CommandHandler(HCI.LEEncrypt.self) { controller, command in
             .complete(.init(encryptedData: AES128.encrypt(command.plaintextData, key: command.key)))
         },
         CommandHandler(HCI.LERand.self) { controller, _ in .complete(.init(randomNumber: controller.random.next())) },
-        CommandHandler(HCI.LEEnableEncryption.self) { $0.leEnableEncryption($1) },
-        CommandHandler(HCI.LELongTermKeyRequestReply.self) { $0.leLongTermKeyRequestReply($1) },
-        CommandHandler(HCI.LELongTermKeyRequestNegativeReply.self) { $0.leLongTermKeyRequestNegativeReply($1) },
+        CommandHandler(HCI.LEEnableEncryption.self, connection: \.connectionHandle) { $0.leEnableEncryption($1, on: $2) },
+        CommandHandler(HCI.LELongTermKeyRequestReply.self, connection: \.connectionHandle) { $0.leLongTermKeyRequestReply($1, on: $2) },
+        CommandHandler(HCI.LELongTermKeyRequestNegativeReply.self, connection: \.connectionHandle) { $0.leLongTermKeyRequestNegativeReply($1, on: $2) },
         CommandHandler(HCI.LEReadSupportedStates.self) { controller, _ in
             // Every combination of states of the table in §7.8.27 (bits 0–41).
             .complete(.init(leStates: 0x0000_03FF_FFFF_FFFF))
         },
-        CommandHandler(HCI.LERemoteConnectionParameterRequestReply.self) {
-            $0.leRemoteConnectionParameterRequestReply($1)
+        CommandHandler(HCI.LERemoteConnectionParameterRequestReply.self, connection: \.connectionHandle) {
+            $0.leRemoteConnectionParameterRequestReply($1, on: $2)
         },
-        CommandHandler(HCI.LERemoteConnectionParameterRequestNegativeReply.self) {
-            $0.leRemoteConnectionParameterRequestNegativeReply($1)
+        CommandHandler(HCI.LERemoteConnectionParameterRequestNegativeReply.self, connection: \.connectionHandle) {
+            $0.leRemoteConnectionParameterRequestNegativeReply($1, on: $2)
         },
-        CommandHandler(HCI.LESetDataLength.self) { $0.leSetDataLength($1) },
+        CommandHandler(HCI.LESetDataLength.self, connection: \.connectionHandle) { $0.leSetDataLength($1, on: $2) },
         CommandHandler(HCI.LEReadSuggestedDefaultDataLength.self) { controller, _ in
             .complete(
                 .init(
@@ -242,9 +309,9 @@ extension VirtualController {
                     supportedMaxTXOctets: c.supportedMaxTxOctets, supportedMaxTXTime: c.supportedMaxTxTime,
                     supportedMaxRXOctets: c.supportedMaxRxOctets, supportedMaxRXTime: c.supportedMaxRxTime))
         },
-        CommandHandler(HCI.LEReadPHY.self) { $0.leReadPHY($1) },
+        CommandHandler(HCI.LEReadPHY.self, connection: \.connectionHandle) { $0.leReadPHY($1, on: $2) },
         CommandHandler(HCI.LESetDefaultPHY.self) { $0.leSetDefaultPHY($1) },
-        CommandHandler(HCI.LESetPHY.self) { $0.leSetPHY($1) },
+        CommandHandler(HCI.LESetPHY.self, connection: \.connectionHandle) { $0.leSetPHY($1, on: $2) },
         CommandHandler(HCI.LESetAdvertisingSetRandomAddress.self) { $0.leSetAdvertisingSetRandomAddress($1) },
         CommandHandler(HCI.LESetExtendedAdvertisingParameters.self) { $0.leSetExtendedAdvertisingParameters($1) },
         CommandHandler(HCI.LESetExtendedAdvertisingParametersV2.self) {

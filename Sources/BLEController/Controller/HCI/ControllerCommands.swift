@@ -116,12 +116,9 @@ extension VirtualController {
 
     /// HCI_Read_Transmit_Power_Level (§7.3.35): the connection's current or maximum power.
     func readTransmitPowerLevel(
-        _ command: HCI.ReadTransmitPowerLevel
+        _ command: HCI.ReadTransmitPowerLevel, on _: Connection
     ) -> CommandResult<HCI.ReadTransmitPowerLevel.ReturnParameters> {
         let handle = command.connectionHandle
-        guard connections[handle] != nil else {
-            return .complete(.init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPowerLevel: 0))
-        }
         switch command.type {
         case .current: return .complete(.init(connectionHandle: handle, txPowerLevel: configuration.txPower))
         case .maximum:
@@ -133,11 +130,8 @@ extension VirtualController {
 
     /// HCI_Read_RSSI (§7.5.4): on LE, the strength of the last packet received on the
     /// connection (127 before any).
-    func readRSSI(_ command: HCI.ReadRSSI) -> CommandResult<HCI.ReadRSSI.ReturnParameters> {
-        guard let connection = connections[command.handle] else {
-            return .complete(.init(status: .unknownConnectionIdentifier, handle: command.handle, rssi: 127))
-        }
-        return .complete(.init(handle: command.handle, rssi: connection.lastRSSI ?? 127))
+    func readRSSI(_ command: HCI.ReadRSSI, on connection: Connection) -> CommandResult<HCI.ReadRSSI.ReturnParameters> {
+        .complete(.init(handle: command.handle, rssi: connection.lastRSSI ?? 127))
     }
 
     /// HCI_LE_Set_Random_Address (§7.8.4): refused while legacy advertising, scanning or
@@ -166,13 +160,10 @@ extension VirtualController {
     }
 
     /// HCI_LE_Read_Channel_Map (§7.8.20).
-    func leReadChannelMap(_ command: HCI.LEReadChannelMap) -> CommandResult<HCI.LEReadChannelMap.ReturnParameters> {
-        let handle = command.connectionHandle
-        guard connections[handle] != nil else {
-            return .complete(
-                .init(status: .unknownConnectionIdentifier, connectionHandle: handle, channelMap: .init(rawValue: 0)))
-        }
-        return .complete(.init(connectionHandle: handle, channelMap: hostChannelClassification))
+    func leReadChannelMap(
+        _ command: HCI.LEReadChannelMap, on _: Connection
+    ) -> CommandResult<HCI.LEReadChannelMap.ReturnParameters> {
+        .complete(.init(connectionHandle: command.connectionHandle, channelMap: hostChannelClassification))
     }
 
     // MARK: Filter Accept List (§7.8.14–§7.8.17)
