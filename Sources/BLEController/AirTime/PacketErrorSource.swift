@@ -1,3 +1,4 @@
+import BLESimulation
 /// What a receiver made of a packet (Core 5.4 Vol 6 Part B §3.1, §4.5.1).
 public enum Reception: Sendable, Hashable {
     /// Access address and CRC match: the packet is processed.

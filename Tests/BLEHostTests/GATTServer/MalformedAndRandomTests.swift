@@ -1,4 +1,5 @@
 import BLEController
+import BLESimulation
 import BLEWire
 import Testing
 
