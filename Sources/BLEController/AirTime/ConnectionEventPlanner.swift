@@ -31,7 +31,7 @@ public struct ConnectionEventPlanner: Sendable {
     /// T(phyRx, Lmax_rx, enc) of the central: the reply rule B reserves room for.
     private let longestReply: Int
     private let cap: Int
-    private let ifs = AirTime.interFrameSpaceMicroseconds
+    private let ifs = RadioTiming.interFrameSpaceMicroseconds
 
     public init(link: LinkTiming) {
         self.link = link

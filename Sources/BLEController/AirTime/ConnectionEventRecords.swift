@@ -87,7 +87,7 @@ public struct LLExchange: Sendable, Hashable {
     /// End of the central's packet after the anchor: when the peripheral learns whether its
     /// previous packet was acknowledged.
     public var centralPacketEndMicroseconds: Int {
-        peripheralOffsetMicroseconds - AirTime.interFrameSpaceMicroseconds
+        peripheralOffsetMicroseconds - RadioTiming.interFrameSpaceMicroseconds
     }
 
     public var offset: Duration { .microseconds(offsetMicroseconds) }

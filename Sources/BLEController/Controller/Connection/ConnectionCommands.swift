@@ -164,7 +164,9 @@ extension VirtualController {
         let handle = command.connectionHandle
         guard let c = connections[handle] else {
             return .complete(
-                .init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPHY: .le1M, rxPHY: .le1M))
+                .init(
+                    status: .unknownConnectionIdentifier, connectionHandle: handle, txPHY: PHY.le1M.hci,
+                    rxPHY: PHY.le1M.hci))
         }
         return .complete(.init(connectionHandle: handle, txPHY: c.transmitPHY.hci, rxPHY: c.receivePHY.hci))
     }
@@ -203,7 +205,7 @@ extension VirtualController {
         if case .other = command.phyOptions { return .invalidHCICommandParameters }
         c.preferredTxPHYs = noTx ? nil : command.txPHYs
         c.preferredRxPHYs = noRx ? nil : command.rxPHYs
-        c.codedPreference = command.phyOptions == .preferS2 ? .leCodedS2 : .leCodedS8
+        c.codedPreference = command.phyOptions == .preferS2 ? .codedS2 : .codedS8
         c.hostRequestedPHYUpdate = true
         if !c.phyProcedurePending && c.link.pendingPHYUpdate == nil { startPHYProcedure(c) }
         return .success

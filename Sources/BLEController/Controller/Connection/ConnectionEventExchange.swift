@@ -14,7 +14,7 @@ enum ConnectionRole: Hashable {
 /// send (connEffectiveMaxTxOctets/Time on that PHY, Core 5.4 Vol 6 Part B §4.5.10), and whether
 /// its non-empty packets carry a MIC.
 struct LinkDirection {
-    var phy: RadioPHY
+    var phy: PHY
     var maxPayload: Int
     var encrypted: Bool
 }

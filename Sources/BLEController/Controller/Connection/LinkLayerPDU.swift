@@ -44,7 +44,7 @@ enum LLControlPDU: Hashable {
     /// LL_PHY_RSP (§2.4.2.24).
     case phyRsp(tx: HCI.LEPHYs, rx: HCI.LEPHYs)
     /// LL_PHY_UPDATE_IND (§2.4.2.25): nil leaves a direction unchanged.
-    case phyUpdateInd(centralToPeripheral: RadioPHY?, peripheralToCentral: RadioPHY?, instant: UInt16)
+    case phyUpdateInd(centralToPeripheral: PHY?, peripheralToCentral: PHY?, instant: UInt16)
 
     /// The opcode octet.
     var opcode: UInt8 {
