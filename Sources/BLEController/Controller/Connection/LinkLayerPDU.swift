@@ -191,12 +191,6 @@ struct LinkTransmitQueue {
         return !control.isEmpty || (!dataPaused && !data.isEmpty)
     }
 
-    /// Whether something waits behind the PDU in flight: the MD bit of the packet carrying it
-    /// (Core 5.4 Vol 6 Part B §4.5.6).
-    var hasMoreBehindInFlight: Bool {
-        !control.isEmpty || (!dataPaused && !data.isEmpty)
-    }
-
     /// Host packets not yet wholly acknowledged.
     var hostPacketsQueued: Int {
         var count = data.count
@@ -204,8 +198,8 @@ struct LinkTransmitQueue {
         return count
     }
 
-    /// The payload length `next(maxPayload:)` would send now, without sending it (for the
-    /// event-length rules, which look at the next pair before it starts).
+    /// The payload length `next(maxPayload:)` would send now, without sending it (for the room
+    /// a shared radio must leave an event's first pair, before the event is planned).
     func nextPayloadLength(maxPayload: Int) -> Int {
         if let inFlight { return inFlight.payloadLength }
         if let first = control.first { return LinkLayerPDU.control(first).payloadLength }
