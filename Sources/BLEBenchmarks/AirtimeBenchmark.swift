@@ -165,8 +165,7 @@ public enum AirtimeBenchmark {
                 try await central.send(
                     HCI.LESetPHY(connectionHandle: centralHandle, txPHYs: phys, rxPHYs: phys, phyOptions: options))
             }
-            let expectedPHY: LEMetaEvent.PHY =
-                parameters.phy == .le1M ? .le1M : parameters.phy == .le2M ? .le2M : .leCoded
+            let expectedPHY = parameters.phy.hci
             try await waitUntil(&centralEvents) {
                 guard let info = await central.connection(centralHandle) else { return false }
                 return Int(info.maxTxOctets) == parameters.llOctets && Int(info.maxRxOctets) == parameters.llOctets

@@ -127,7 +127,7 @@ extension GATTBenchmark {
             } catch {
                 throw Failure.setup("data length or PHY refused: \(error)")
             }
-            let expected: LEMetaEvent.PHY = phy == .le1M ? .le1M : phy == .le2M ? .le2M : .leCoded
+            let expected = phy.hci
             for _ in 0..<200 {
                 var settled = true
                 for (stack, handle) in sides {

@@ -14,8 +14,8 @@ public struct ConnectionInfo: Sendable, Hashable {
     public var isEncrypted = false
     public var maxTxOctets: UInt16 = 27
     public var maxRxOctets: UInt16 = 27
-    public var txPHY: LEMetaEvent.PHY = .le1M
-    public var rxPHY: LEMetaEvent.PHY = .le1M
+    public var txPHY = PHY.le1M.hci
+    public var rxPHY = PHY.le1M.hci
 }
 
 /// What the host reports upward, in order.

@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 @testable import BLEBenchmarks
 import BLEController
 import Testing

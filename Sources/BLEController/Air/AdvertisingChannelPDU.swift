@@ -67,7 +67,7 @@ struct ConnectionRequestData {
     var sleepClockAccuracy: UInt8
     /// The PHY the connection starts on: LE 1M after CONNECT_IND, the secondary advertising PHY
     /// after AUX_CONNECT_REQ (§4.5.1).
-    var phy: RadioPHY
+    var phy: PHY
     /// The simulation's handle on the data channel the request opens (stands for the access
     /// address that lets the two radios find each other).
     let link: ConnectionLink
@@ -97,7 +97,7 @@ struct ExtendedAdvertisingPDU {
     struct AuxPointer: Hashable {
         var channel: UInt8
         var offset: Duration
-        var phy: RadioPHY
+        var phy: PHY
     }
 
     /// ADI (§2.3.4.6): which set, and which version of its data.

@@ -26,7 +26,7 @@ struct AirTransmission {
     let sender: AirRadioID
     /// RF channel index 0…39 (37, 38, 39 are the primary advertising channels).
     let channel: UInt8
-    let phy: RadioPHY
+    let phy: PHY
     /// dBm.
     let txPower: Int8
     let start: VirtualInstant

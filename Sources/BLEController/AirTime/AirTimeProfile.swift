@@ -1,3 +1,5 @@
+import BLEWire
+
 /// Named link configurations the virtual radio can imitate, each with the ATT MTU its peers
 /// usually settle on. Parameters come from Nordic's measurements and the platform guidelines
 /// (iOS accessory design guidelines, Android connection priorities); the timing rules they feed

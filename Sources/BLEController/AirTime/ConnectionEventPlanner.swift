@@ -18,7 +18,9 @@
 /// the interval), the caller skips the anchors the event covers.
 ///
 /// A pure value: no clock, no queue of actions; time is microseconds after the anchor. It
-/// allocates nothing per pair (the observer decides what to keep).
+/// allocates nothing per pair (the observer decides what to keep). The virtual controller runs
+/// its connection events with it (`AirTimeExchange`), so the air-time reference, `ble bench
+/// airtime` and the controller share one set of rules.
 public struct ConnectionEventPlanner: Sendable {
     public let link: LinkTiming
 
@@ -26,33 +28,52 @@ public struct ConnectionEventPlanner: Sendable {
     private let centralOctet: Int
     private let peripheralFixed: Int
     private let peripheralOctet: Int
-    private let mic: Int
+    private let centralMIC: Int
+    private let peripheralMIC: Int
     private let eventLength: Int
     /// T(phyRx, Lmax_rx, enc) of the central: the reply rule B reserves room for.
     private let longestReply: Int
     private let cap: Int
-    private let ifs = AirTime.interFrameSpaceMicroseconds
+    private let ifs = RadioTiming.interFrameSpaceMicroseconds
 
     public init(link: LinkTiming) {
+        self.init(link: link, centralEncrypted: link.encrypted, peripheralEncrypted: link.encrypted)
+    }
+
+    /// A planner whose two directions may differ in encryption: while encryption starts, one
+    /// side already sends with a MIC while the other does not yet (Core 5.4 Vol 6 Part B
+    /// §5.1.3.1), so a controller gives each direction its own.
+    package init(link: LinkTiming, centralEncrypted: Bool, peripheralEncrypted: Bool) {
         self.link = link
         centralFixed = link.centralToPeripheral.phy.fixedMicroseconds
         centralOctet = link.centralToPeripheral.phy.octetMicroseconds
         peripheralFixed = link.peripheralToCentral.phy.fixedMicroseconds
         peripheralOctet = link.peripheralToCentral.phy.octetMicroseconds
-        mic = link.encrypted ? AirTime.micLength : 0
+        centralMIC = centralEncrypted ? AirTime.micLength : 0
+        peripheralMIC = peripheralEncrypted ? AirTime.micLength : 0
         eventLength = link.effectiveEventLength.wholeMicroseconds
         longestReply = AirTime.packetMicroseconds(
-            phy: link.peripheralToCentral.phy, payloadLength: link.largestPayload(sentBy: .peripheral),
-            encrypted: link.encrypted)
+            phy: link.peripheralToCentral.phy,
+            payloadLength: link.peripheralToCentral.largestPayload(encrypted: peripheralEncrypted),
+            encrypted: peripheralEncrypted)
         cap = max(1, link.maxPacketsPerEvent ?? .max)
     }
 
     /// Air time of a central packet with `length` octets of payload, in microseconds.
-    func centralTime(_ length: Int) -> Int { centralFixed + centralOctet * (length + (length > 0 ? mic : 0)) }
+    func centralTime(_ length: Int) -> Int {
+        centralFixed + centralOctet * (length + (length > 0 ? centralMIC : 0))
+    }
 
     /// Air time of a peripheral packet with `length` octets of payload, in microseconds.
     func peripheralTime(_ length: Int) -> Int {
-        peripheralFixed + peripheralOctet * (length + (length > 0 ? mic : 0))
+        peripheralFixed + peripheralOctet * (length + (length > 0 ? peripheralMIC : 0))
+    }
+
+    /// The room the first pair of an event needs: the central's packet of `centralPayload`
+    /// octets, T_IFS and a full-length reply (what rule B reserves; §4.5.6). A controller that
+    /// shares its radio skips an event that cannot give it this much.
+    package func firstPairRoom(centralPayload: Int) -> Duration {
+        .microseconds(centralTime(centralPayload) + ifs + longestReply)
     }
 
     /// Plans one connection event without keeping its exchanges.

@@ -43,6 +43,12 @@ public struct LinkLayerAckState: Sendable, Hashable {
     /// A new connection: both bits zero on both sides, nothing in flight (Core 5.4 Vol 6
     /// Part B §4.5.9).
     public init() {}
+
+    /// The state two ends carry (a controller keeps each end's bits with its own queue).
+    package init(central: Side, peripheral: Side) {
+        self.central = central
+        self.peripheral = peripheral
+    }
 }
 
 /// A packet as sent: its payload (nil = empty PDU) and header bits (Core 5.4 Vol 6 Part B §2.4).
@@ -87,7 +93,7 @@ public struct LLExchange: Sendable, Hashable {
     /// End of the central's packet after the anchor: when the peripheral learns whether its
     /// previous packet was acknowledged.
     public var centralPacketEndMicroseconds: Int {
-        peripheralOffsetMicroseconds - AirTime.interFrameSpaceMicroseconds
+        peripheralOffsetMicroseconds - RadioTiming.interFrameSpaceMicroseconds
     }
 
     public var offset: Duration { .microseconds(offsetMicroseconds) }

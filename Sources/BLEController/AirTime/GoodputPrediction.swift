@@ -131,7 +131,7 @@ private struct PairModel {
     let eventLength: Int
     let longestReply: Int
     let cap: Int
-    let ifs = AirTime.interFrameSpaceMicroseconds
+    let ifs = RadioTiming.interFrameSpaceMicroseconds
 
     init(link: LinkTiming, sender: LinkSide) {
         self.link = link

@@ -1,3 +1,5 @@
+import BLEWire
+
 /// One side of a connection, for the parts of the air-time model that differ by side.
 public enum LinkSide: Sendable, Hashable, CustomStringConvertible {
     case central

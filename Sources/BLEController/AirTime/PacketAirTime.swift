@@ -1,17 +1,11 @@
-/// A PHY as the air-time model sees it: how long one octet and the fixed part of a packet last.
+import BLEWire
+
+/// A PHY's timing as the air-time model sees it: how long one octet and the fixed part of a
+/// packet last — the one timing table of the stack.
 ///
 /// Core 5.4 Vol 6 Part B §2.1 (packet format for the LE Uncoded PHYs) and §2.2 (packet format for
-/// the LE Coded PHY). The two coded schemes are separate cases because their octet times differ.
-public enum PHY: Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// LE 1M: 1 µs per bit, 1-octet preamble.
-    case le1M
-    /// LE 2M: 0.5 µs per bit, 2-octet preamble.
-    case le2M
-    /// LE Coded with S = 2 (FEC block 2 at 2 µs per bit).
-    case codedS2
-    /// LE Coded with S = 8 (FEC block 2 at 8 µs per bit).
-    case codedS8
-
+/// the LE Coded PHY); the two coded schemes differ in octet time, hence `PHY`'s two coded cases.
+extension PHY {
     /// Microseconds per octet of header, payload, MIC and CRC.
     public var octetMicroseconds: Int {
         switch self {
@@ -39,23 +33,15 @@ public enum PHY: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Time of the fixed part of every packet (an empty PDU lasts exactly this).
     public var fixedOverhead: Duration { .microseconds(fixedMicroseconds) }
 
-    public var description: String {
-        switch self {
-        case .le1M: "LE 1M"
-        case .le2M: "LE 2M"
-        case .codedS2: "LE Coded S=2"
-        case .codedS8: "LE Coded S=8"
-        }
+    /// How long a packet with `payloadOctets` of PDU payload is on air; `mic` adds the MIC of an
+    /// encrypted non-empty data PDU (Core 5.4 Vol 6 Part B §2.4): `AirTime.packetAirTime`.
+    public func airTime(payloadOctets: Int, mic: Bool = false) -> Duration {
+        AirTime.packetAirTime(phy: self, payloadLength: payloadOctets, encrypted: mic)
     }
 }
 
 /// Air-time constants and packet durations of LE data physical channel packets.
 public enum AirTime {
-    /// T_IFS, the inter frame space between consecutive packets of a connection event
-    /// (Core 5.4 Vol 6 Part B §4.1.1).
-    public static let interFrameSpace: Duration = .microseconds(interFrameSpaceMicroseconds)
-    static let interFrameSpaceMicroseconds = 150
-
     /// The MIC of an encrypted data PDU with a non-empty payload (Core 5.4 Vol 6 Part B §2.4).
     public static let micLength = 4
     /// The largest LL data payload (Data Length Extension), and the smallest maximum every

@@ -110,11 +110,11 @@ struct VirtualAirTests {
 
     @Test("Air time of LE packets (Core 5.4 Vol 6 Part B §2.1)")
     func airTimes() {
-        #expect(RadioPHY.le1M.airTime(payloadOctets: 27, mic: true) == .microseconds(328))
-        #expect(RadioPHY.le1M.airTime(payloadOctets: 251, mic: true) == .microseconds(2120))
-        #expect(RadioPHY.le2M.airTime(payloadOctets: 251, mic: true) == .microseconds(1064))
-        #expect(RadioPHY.leCodedS8.airTime(payloadOctets: 251, mic: true) == .microseconds(17040))
-        #expect(RadioPHY.leCodedS2.airTime(payloadOctets: 251, mic: true) == .microseconds(4542))
-        #expect(RadioPHY.le1M.airTime(payloadOctets: 0, mic: true) == .microseconds(80))
+        #expect(PHY.le1M.airTime(payloadOctets: 27, mic: true) == .microseconds(328))
+        #expect(PHY.le1M.airTime(payloadOctets: 251, mic: true) == .microseconds(2120))
+        #expect(PHY.le2M.airTime(payloadOctets: 251, mic: true) == .microseconds(1064))
+        #expect(PHY.codedS8.airTime(payloadOctets: 251, mic: true) == .microseconds(17040))
+        #expect(PHY.codedS2.airTime(payloadOctets: 251, mic: true) == .microseconds(4542))
+        #expect(PHY.le1M.airTime(payloadOctets: 0, mic: true) == .microseconds(80))
     }
 }

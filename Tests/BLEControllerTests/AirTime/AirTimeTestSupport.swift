@@ -1,3 +1,4 @@
+import BLEWire
 import Testing
 
 @testable import BLEController

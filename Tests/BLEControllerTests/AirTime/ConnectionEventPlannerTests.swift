@@ -38,10 +38,10 @@ struct ConnectionEventPlannerTests {
                 link: link, ack: &ack, central: &central, peripheral: &peripheral, errors: NoPacketErrors())
             #expect(summary.pairs == 1)
             #expect(summary.end == .noMoreData)
-            #expect(summary.duration == phy.fixedOverhead * 2 + AirTime.interFrameSpace)
+            #expect(summary.duration == phy.fixedOverhead * 2 + RadioTiming.interFrameSpace)
             #expect(exchanges.count == 1)
             #expect(exchanges[0].central.fragment == nil && exchanges[0].peripheral?.fragment == nil)
-            #expect(exchanges[0].peripheralOffset == phy.fixedOverhead + AirTime.interFrameSpace)
+            #expect(exchanges[0].peripheralOffset == phy.fixedOverhead + RadioTiming.interFrameSpace)
             #expect(summary.fragmentsDeliveredToCentral == 0 && summary.fragmentsDeliveredToPeripheral == 0)
         }
     }

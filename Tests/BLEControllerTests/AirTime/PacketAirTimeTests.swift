@@ -34,7 +34,7 @@ struct PacketAirTimeTests {
 
     @Test("T_IFS is 150 µs")
     func interFrameSpace() {
-        #expect(AirTime.interFrameSpace == .microseconds(150))
+        #expect(RadioTiming.interFrameSpace == .microseconds(150))
     }
 
     @Test(

@@ -295,7 +295,7 @@ struct ConnectionTests {
         let air = VirtualAir()
         let central = TestHost(air: air)
         let peripheral = TestHost(air: air, at: AirPosition(x: 2))
-        ExtendedAdvertisingTests.setUp(peripheral, handle: 4, properties: [.connectable], secondaryPHY: .le2M)
+        ExtendedAdvertisingTests.setUp(peripheral, handle: 4, properties: [.connectable], secondaryPHY: PHY.le2M.hci)
         peripheral.expectSuccess(
             HCI.LESetExtendedAdvertisingData(advertisingHandle: 4, advertisingData: Scenario.advertisingData[...]))
         #expect(ExtendedAdvertisingTests.enable(peripheral, handle: 4) == .success)
@@ -320,6 +320,6 @@ struct ConnectionTests {
         #expect(c.connectionInterval == p.connectionInterval)
         // The connection starts on the secondary advertising PHY.
         let phy = try central.returnParameters(HCI.LEReadPHY(connectionHandle: c.connectionHandle))
-        #expect(phy.txPHY == .le2M && phy.rxPHY == .le2M)
+        #expect(phy.txPHY == PHY.le2M.hci && phy.rxPHY == PHY.le2M.hci)
     }
 }

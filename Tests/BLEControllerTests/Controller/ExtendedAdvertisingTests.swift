@@ -9,7 +9,7 @@ struct ExtendedAdvertisingTests {
 
     static func setUp(
         _ host: TestHost, handle: UInt8 = 0, properties: HCI.AdvertisingEventProperties, sid: UInt8 = 3,
-        secondaryPHY: HCI.LEPHY = .le1M, sourceLocation: SourceLocation = #_sourceLocation
+        secondaryPHY: PHY.HCIValue = PHY.le1M.hci, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let complete = host.complete(
             HCI.LESetExtendedAdvertisingParameters(
@@ -91,7 +91,7 @@ struct ExtendedAdvertisingTests {
         let first = try #require(reports.first)
         #expect(first.eventType.dataStatus == .incompleteMoreToCome)
         #expect(first.advertisingSID == 3)
-        #expect(first.primaryPHY == .le1M && first.secondaryPHY == .le1M)
+        #expect(first.primaryPHY == PHY.le1M.hci && first.secondaryPHY == PHY.le1M.hci)
         #expect(first.rssi == -52)
         #expect(!first.eventType.contains(.legacy))
         // One more octet does not fit: the data is discarded with 0x07 (§7.8.54).
@@ -187,7 +187,7 @@ struct ExtendedAdvertisingTests {
         let advertiser = TestHost(air: air)
         let scanner = TestHost(air: air, at: AirPosition(x: 1))
         let response = (0..<600).map { UInt8(truncatingIfNeeded: $0) }
-        Self.setUp(advertiser, properties: [.scannable], secondaryPHY: .le2M)
+        Self.setUp(advertiser, properties: [.scannable], secondaryPHY: PHY.le2M.hci)
         #expect(
             advertiser.complete(HCI.LESetExtendedAdvertisingData(advertisingHandle: 0, advertisingData: [1, 2, 3]))
                 .status
@@ -210,7 +210,7 @@ struct ExtendedAdvertisingTests {
         let reports = scanner.extendedReports
         #expect(Self.reassemble(reports, from: advertiser.controller.publicAddress, scanResponse: true) == response)
         #expect(reports.contains { $0.eventType.contains(.scannable) && !$0.eventType.contains(.scanResponse) })
-        #expect(reports.allSatisfy { $0.secondaryPHY == .le2M })
+        #expect(reports.allSatisfy { $0.secondaryPHY == PHY.le2M.hci })
         // Duplicate filtering by ADI: the advertisement and its response are reported once.
         #expect(reports.filter { $0.eventType.dataStatus == .complete }.count == 2)
     }

@@ -137,7 +137,7 @@ struct LinkProcedureTests {
     @Test("LE Set PHY: PHY Update Complete on both sides (1M → 2M → Coded), LE Read PHY agrees")
     func phyUpdate() throws {
         let (_, central, peripheral, handles) = try Self.pair()
-        for (phys, expected) in [(HCI.LEPHYs.le2M, LEMetaEvent.PHY.le2M), (.leCoded, .leCoded), (.le1M, .le1M)] {
+        for (phys, expected) in [(HCI.LEPHYs.le2M, PHY.le2M.hci), (.leCoded, PHY.codedS8.hci), (.le1M, PHY.le1M.hci)] {
             let cMark = central.events.count
             let pMark = peripheral.events.count
             #expect(
@@ -162,7 +162,7 @@ struct LinkProcedureTests {
         let same = central.waitForLE { e -> LEMetaEvent.PHYUpdateComplete? in
             if case .phyUpdateComplete(let u) = e { u } else { nil }
         }
-        #expect(same?.txPHY == .le1M)
+        #expect(same?.txPHY == PHY.le1M.hci)
         peripheral.run(for: .milliseconds(500))
         #expect(
             !peripheral.events[mark...].contains { if case .le(.phyUpdateComplete) = $0.event { true } else { false } })
@@ -184,7 +184,7 @@ struct LinkProcedureTests {
             peripheral.waitForLE(after: mark) { e -> LEMetaEvent.PHYUpdateComplete? in
                 if case .phyUpdateComplete(let u) = e { u } else { nil }
             })
-        #expect(p.txPHY == .le2M)
+        #expect(p.txPHY == PHY.le2M.hci)
     }
 
     @Test("LE Read Remote Features and Read Remote Version Information")

@@ -31,8 +31,8 @@ enum CommandSamples {
         primaryAdvertisingIntervalMin: 0x0800, primaryAdvertisingIntervalMax: 0x01_0000,
         primaryAdvertisingChannelMap: [.channel37, .channel39], ownAddressType: .resolvableOrRandom,
         peerAddressType: .random, peerAddress: peer, advertisingFilterPolicy: .scanFilterAcceptList,
-        advertisingTXPower: -4, primaryAdvertisingPHY: .leCoded, secondaryAdvertisingMaxSkip: 2,
-        secondaryAdvertisingPHY: .le2M, advertisingSID: 0x0F, scanRequestNotificationEnable: true)
+        advertisingTXPower: -4, primaryAdvertisingPHY: PHY.codedS8.hci, secondaryAdvertisingMaxSkip: 2,
+        secondaryAdvertisingPHY: PHY.le2M.hci, advertisingSID: 0x0F, scanRequestNotificationEnable: true)
 
     static let commands: [any HCICommand & Hashable] = [
         // §7.1
@@ -250,7 +250,8 @@ enum CommandSamples {
             .init(
                 supportedMaxTXOctets: 251, supportedMaxTXTime: 17040, supportedMaxRXOctets: 251,
                 supportedMaxRXTime: 17040)),
-        ReturnSample(HCI.LEReadPHY.self, .init(connectionHandle: 0x0040, txPHY: .le2M, rxPHY: .other(7))),
+        ReturnSample(
+            HCI.LEReadPHY.self, .init(connectionHandle: 0x0040, txPHY: PHY.le2M.hci, rxPHY: .init(rawValue: 7))),
         ReturnSample(HCI.LEReadResolvingListSize.self, .init(resolvingListSize: 12)),
         ReturnSample(HCI.LEReadPeerResolvableAddress.self, .init(resolvableAddress: peer)),
         ReturnSample(HCI.LESetExtendedAdvertisingParameters.self, .init(selectedTXPower: -7)),

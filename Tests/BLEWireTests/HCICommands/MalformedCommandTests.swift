@@ -57,7 +57,7 @@ struct MalformedCommandTests {
         #expect(parameters.scanningFilterPolicy == .other(0x0A))
         #expect(parameters.encoded == hex("07 10 00 10 00 09 0a"))
         let phy = try HCI.LEReadPHY.ReturnParameters(decoding: hex("00 40 00 09 00"))
-        #expect(phy.txPHY == .other(9) && phy.rxPHY == .other(0))
+        #expect(phy.txPHY == .init(rawValue: 9) && phy.rxPHY == .init(rawValue: 0))
     }
 
     @Test("Legacy advertising data: length above 31 and a short data field are rejected (§7.8.7, §7.8.8)")

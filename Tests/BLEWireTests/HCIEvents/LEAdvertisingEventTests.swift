@@ -15,7 +15,7 @@ struct LEAdvertisingEventTests {
     static let extendedChained = Extended.Report(
         eventType: Extended.EventType(rawValue: 0x0021),
         address: LEAddress(advertiser.address, type: .public),
-        primaryPHY: .leCoded, secondaryPHY: .le2M, advertisingSID: 0x05, txPower: 8, rssi: -75,
+        primaryPHY: PHY.codedS8.hci, secondaryPHY: PHY.le2M.hci, advertisingSID: 0x05, txPower: 8, rssi: -75,
         periodicAdvertisingInterval: 0x0050, data: [0x01, 0x02])
 
     /// One value of every advertising-related subevent.
@@ -181,8 +181,8 @@ struct LEAdvertisingEventTests {
         #expect(!second.eventType.contains(.legacy))
         #expect(second.eventType.legacyEventType == nil)
         #expect(second.eventType.dataStatus == .incompleteMoreToCome)
-        #expect(second.primaryPHY == .leCoded)
-        #expect(second.secondaryPHY == .le2M)
+        #expect(second.primaryPHY == PHY.codedS8.hci)
+        #expect(second.secondaryPHY == PHY.le2M.hci)
         #expect(second.advertisingSID == 5)
         #expect(second.txPowerIfAvailable == 8)
         #expect(second.periodicAdvertisingIntervalMilliseconds == 100)

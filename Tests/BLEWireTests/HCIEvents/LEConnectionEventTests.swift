@@ -44,8 +44,8 @@ struct LEConnectionEventTests {
             .init(connectionHandle: 0, maxTxOctets: 251, maxTxTime: 2120, maxRxOctets: 27, maxRxTime: 328)),
         .readLocalP256PublicKeyComplete(.init(keyXCoordinate: key, keyYCoordinate: key.reversed()[...])),
         .generateDHKeyComplete(.init(status: .invalidHCICommandParameters, dhKey: key)),
-        .phyUpdateComplete(.init(connectionHandle: 0x0040, txPHY: .le2M, rxPHY: .leCoded)),
-        .phyUpdateComplete(.init(connectionHandle: 0x0040, txPHY: .le1M, rxPHY: .other(0x00))),
+        .phyUpdateComplete(.init(connectionHandle: 0x0040, txPHY: PHY.le2M.hci, rxPHY: PHY.codedS2.hci)),
+        .phyUpdateComplete(.init(connectionHandle: 0x0040, txPHY: PHY.le1M.hci, rxPHY: .init(rawValue: 0x00))),
         .channelSelectionAlgorithm(.init(connectionHandle: 0x0040, channelSelectionAlgorithm: .algorithm2)),
         .channelSelectionAlgorithm(.init(connectionHandle: 0x0040, channelSelectionAlgorithm: .other(5))),
         .scanTimeout,
@@ -220,15 +220,16 @@ struct LEConnectionEventTests {
     @Test("§7.7.65.12 and §7.7.65.20: PHY update and channel selection algorithm, byte-exact")
     func phyAndChannelSelection() throws {
         let phy = try HCIEvent(decoding: hex("3e 06 0c 00 40 00 02 02"))
-        #expect(phy == .le(.phyUpdateComplete(.init(connectionHandle: 0x40, txPHY: .le2M, rxPHY: .le2M))))
+        #expect(phy == .le(.phyUpdateComplete(.init(connectionHandle: 0x40, txPHY: PHY.le2M.hci, rxPHY: PHY.le2M.hci))))
         let csa = try HCIEvent(decoding: hex("3e 04 14 40 00 01"))
         #expect(
             csa
                 == .le(
                     .channelSelectionAlgorithm(
                         .init(connectionHandle: 0x40, channelSelectionAlgorithm: .algorithm2))))
-        #expect(LEMetaEvent.PHY(rawValue: 0x03) == .leCoded)
-        #expect(LEMetaEvent.PHY(rawValue: 0x04) == .other(0x04))
+        #expect(PHY.HCIValue(rawValue: 0x03) == PHY.codedS8.hci && PHY.codedS2.hci == PHY.codedS8.hci)
+        #expect(PHY.HCIValue(rawValue: 0x03).phy(coded: .codedS2) == .codedS2)
+        #expect(PHY.HCIValue(rawValue: 0x04).phy() == nil && PHY.HCIValue(rawValue: 0x04).rawValue == 0x04)
         expectDecodeError(
             HCIEvent.self, hex("3e 05 0c 00 40 00 02"), .truncated(needed: 1, available: 0), field: "RX_PHY")
         expectDecodeError(

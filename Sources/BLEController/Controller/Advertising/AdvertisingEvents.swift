@@ -129,7 +129,7 @@ extension VirtualController {
             run.listening = AdvertisingRun.ListenWindow(
                 channel: transmission.channel, phy: .le1M, opens: end,
                 closes: end.advanced(by: RadioTiming.interFrameSpace + Self.interFrameTolerance), auxiliary: false)
-            let request = RadioPHY.le1M.airTime(payloadOctets: Self.longestRequestPayload)
+            let request = PHY.le1M.airTime(payloadOctets: Self.longestRequestPayload)
             next = end.advanced(by: RadioTiming.interFrameSpace * 2 + request)
         }
         scheduleLegacyStep(set, channelIndex: channelIndex + 1, at: next)
@@ -281,7 +281,7 @@ extension VirtualController {
     /// AuxPtr pointing at the next one. Returns the end of the last PDU.
     @discardableResult
     func transmitChain(
-        _ chain: [ExtendedAdvertisingPDU], firstChannel: UInt8, phy: RadioPHY, txPower: Int8, start: VirtualInstant
+        _ chain: [ExtendedAdvertisingPDU], firstChannel: UInt8, phy: PHY, txPower: Int8, start: VirtualInstant
     ) -> VirtualInstant {
         var start = start
         var channel = firstChannel

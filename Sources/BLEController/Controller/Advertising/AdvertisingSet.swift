@@ -45,8 +45,8 @@ struct AdvertisingSetParameters {
     var filterPolicy: HCI.AdvertisingFilterPolicy
     /// The power the controller selected, dBm.
     var txPower: Int8
-    var primaryPHY: RadioPHY
-    var secondaryPHY: RadioPHY
+    var primaryPHY: PHY
+    var secondaryPHY: PHY
     var sid: UInt8
     var scanRequestNotification: Bool
 
@@ -182,7 +182,7 @@ final class AdvertisingRun {
     /// A receive window after an advertising PDU (§4.4.2.3–§4.4.2.5).
     struct ListenWindow {
         let channel: UInt8
-        let phy: RadioPHY
+        let phy: PHY
         let opens: VirtualInstant
         let closes: VirtualInstant
         /// On a secondary channel, answering AUX_SCAN_REQ / AUX_CONNECT_REQ.

@@ -77,17 +77,17 @@ extension VirtualController {
         }
         guard c.advertisingSID <= 0x0F else { return nil }
         let coded = configuration.leFeatures.contains(.leCodedPHY)
-        let primary: RadioPHY
-        switch c.primaryAdvertisingPHY {
-        case .le1M: primary = .le1M
-        case .leCoded where coded && !legacy: primary = .leCodedS8
+        let primary: PHY
+        switch c.primaryAdvertisingPHY.phy(coded: .codedS8) {
+        case .le1M?: primary = .le1M
+        case .codedS8? where coded && !legacy: primary = .codedS8
         default: return nil
         }
-        let secondary: RadioPHY
-        switch c.secondaryAdvertisingPHY {
-        case .le1M: secondary = .le1M
-        case .le2M where configuration.leFeatures.contains(.le2MPHY): secondary = .le2M
-        case .leCoded where coded: secondary = .leCodedS8
+        let secondary: PHY
+        switch c.secondaryAdvertisingPHY.phy(coded: .codedS8) {
+        case .le1M?: secondary = .le1M
+        case .le2M? where configuration.leFeatures.contains(.le2MPHY): secondary = .le2M
+        case .codedS8? where coded: secondary = .codedS8
         default: return nil
         }
         let range = configuration.txPowerRange

@@ -14,15 +14,20 @@ public struct LinkLayerScheduling: Sendable, Hashable {
     }
 }
 
-/// Connection events with the air-time model's rules (Core 5.4 Vol 6 Part B §4.5.1, §4.5.6,
-/// §4.5.9; the formulas of the project's air-time reference): packet pairs T_IFS apart from the
-/// anchor, each side's next PDU (or an empty one), SN/NESN acknowledgement, MD keeping the event
-/// open while either side has more, and the event closing when the next pair would pass the
-/// event length (rule A: the actual reply; rule B: room for a full-length reply), at the
-/// packets-per-event cap, after two consecutive CRC errors at the central, or when the central
-/// receives nothing.
+/// Connection events run by the air-time model's `ConnectionEventPlanner`, the same planner the
+/// air-time reference and `ble bench airtime` are measured against: the controller asks it what
+/// goes on air at each anchor and when (Core 5.4 Vol 6 Part B §4.5.1, §4.5.6, §4.5.9), with the
+/// air deciding each packet's fate, then applies the plan to its own queues.
+///
+/// The planner reads the queues through `LinkTransmitQueue.PlannerView` and the air through
+/// `AirPacketErrors`; the plan is then applied in air order: each packet the plan sends is taken
+/// with `next(maxPayload:)` (so its bytes are the ones resent until acknowledged) and each
+/// acknowledgement it decides frees the sender's PDU with `acknowledge()`.
 struct AirTimeExchange: ConnectionEventExchange {
     var scheduling: LinkLayerScheduling
+    /// The pairs of the event being applied; kept from one event to the next, so a busy link
+    /// allocates nothing per event.
+    private var exchanges: [LLExchange] = []
 
     init(scheduling: LinkLayerScheduling = LinkLayerScheduling()) {
         self.scheduling = scheduling
@@ -30,82 +35,101 @@ struct AirTimeExchange: ConnectionEventExchange {
 
     mutating func run(
         _ setup: ConnectionEventSetup, central: inout LinkTransmitQueue, peripheral: inout LinkTransmitQueue,
-        into outcome: inout ConnectionEventOutcome, medium: (ConnectionRole, VirtualInstant) -> Int8?
+        into outcome: inout ConnectionEventOutcome, medium: (ConnectionRole) -> Int8?
     ) {
         outcome.reset(anchor: setup.anchor)
-        let ifs = RadioTiming.interFrameSpace
-        let cap = scheduling.maxPacketsPerEvent ?? .max
-        let longestReply = setup.peripheral.phy.airTime(
-            payloadOctets: setup.peripheral.maxPayload, mic: setup.peripheral.encrypted)
-        var start = setup.anchor
-        var pairs = 0
-        var crcErrorsInARow = 0
-        var peripheralMoreData = false
+        let planner = ConnectionEventPlanner(
+            central: setup.central, peripheral: setup.peripheral, interval: setup.interval,
+            eventLength: setup.eventLength, scheduling: scheduling)
+        var ack = LinkLayerAckState(central: central.ackSide, peripheral: peripheral.ackSide)
+        var centralView = central.plannerView(maxPayload: setup.central.maxPayload)
+        var peripheralView = peripheral.plannerView(maxPayload: setup.peripheral.maxPayload)
+        exchanges.removeAll(keepingCapacity: true)
+        var rssi: (atPeripheral: Int8, atCentral: Int8) = (0, 0)
+        withoutActuallyEscaping(medium) { medium in
+            var errors = AirPacketErrors(peripheralListening: setup.peripheralListening, medium: medium)
+            _ = planner.planEvent(
+                ack: &ack, central: &centralView, peripheral: &peripheralView, errors: &errors, observer: &exchanges)
+            rssi = (errors.rssiAtPeripheral, errors.rssiAtCentral)
+        }
 
-        while true {
-            let centralLength = central.nextPayloadLength(maxPayload: setup.central.maxPayload)
-            let centralTime = setup.central.phy.airTime(
-                payloadOctets: centralLength, mic: setup.central.encrypted && centralLength > 0)
-            // The first pair always goes; later ones only if they fit (§4.5.6).
-            if pairs > 0 {
-                if pairs >= cap { break }
-                let replyTime: Duration
-                switch scheduling.endRule {
-                case .ruleA:
-                    let length = peripheral.nextPayloadLength(maxPayload: setup.peripheral.maxPayload)
-                    replyTime = setup.peripheral.phy.airTime(
-                        payloadOctets: length, mic: setup.peripheral.encrypted && length > 0)
-                case .ruleB:
-                    replyTime = longestReply
-                }
-                let needed = setup.anchor.duration(to: start) + centralTime + ifs + replyTime + ifs
-                if needed > setup.eventLength { break }
-            }
-
-            // The central's packet.
+        for exchange in exchanges {
+            // The central's packet: an empty PDU in flight that the peer acknowledged gives way
+            // to a new one (an acknowledged data PDU was freed when its acknowledgement came).
+            if !exchange.central.isRetransmission { _ = central.acknowledgeEmpty() }
             let sent = central.next(maxPayload: setup.central.maxPayload)
-            let sentEnd = start.advanced(by: centralTime)
+            let sentEnd = setup.anchor.advanced(by: .microseconds(exchange.centralPacketEndMicroseconds))
             outcome.end = sentEnd
-            pairs += 1
-            guard setup.peripheralListening, let rssiAtPeripheral = medium(.central, start) else {
-                // The peripheral heard nothing and stays silent: the central receives nothing
-                // and closes the event.
-                break
-            }
-            let newAtPeripheral = central.transmitSeqNum == peripheral.nextExpectedSeqNum
-            if newAtPeripheral { peripheral.nextExpectedSeqNum.toggle() }
+            guard exchange.receptionAtPeripheral == .valid else { continue }
             outcome.receptions.append(
-                .init(from: .central, pdu: sent, at: sentEnd, rssi: rssiAtPeripheral, isNew: newAtPeripheral))
-            if central.nextExpectedSeqNum != peripheral.transmitSeqNum, let acked = peripheral.acknowledge() {
+                .init(
+                    from: .central, pdu: sent, at: sentEnd, rssi: rssi.atPeripheral,
+                    isNew: exchange.deliveredToPeripheral != nil))
+            if exchange.acknowledgedFromPeripheral != nil, let acked = peripheral.acknowledge() {
                 outcome.acknowledgements.append(.init(of: .peripheral, pdu: acked, at: sentEnd))
             }
 
-            // The peripheral's reply, T_IFS later.
-            let replyStart = sentEnd.advanced(by: ifs)
+            // The peripheral's answer, T_IFS later.
+            guard let answer = exchange.peripheral else { continue }
+            if !answer.isRetransmission { _ = peripheral.acknowledgeEmpty() }
             let reply = peripheral.next(maxPayload: setup.peripheral.maxPayload)
-            peripheralMoreData = peripheral.hasMoreBehindInFlight
-            let replyEnd = replyStart.advanced(
-                by: setup.peripheral.phy.airTime(
-                    payloadOctets: reply.payloadLength, mic: setup.peripheral.encrypted && reply.payloadLength > 0))
+            let replyEnd = setup.anchor.advanced(by: exchange.end)
             outcome.end = replyEnd
-            if let rssiAtCentral = medium(.peripheral, replyStart) {
-                crcErrorsInARow = 0
-                let newAtCentral = peripheral.transmitSeqNum == central.nextExpectedSeqNum
-                if newAtCentral { central.nextExpectedSeqNum.toggle() }
-                outcome.receptions.append(
-                    .init(from: .peripheral, pdu: reply, at: replyEnd, rssi: rssiAtCentral, isNew: newAtCentral))
-                if peripheral.nextExpectedSeqNum != central.transmitSeqNum, let acked = central.acknowledge() {
-                    outcome.acknowledgements.append(.init(of: .central, pdu: acked, at: replyEnd))
-                }
-            } else {
-                // A CRC error at the central: nothing acknowledged; two in a row close the event.
-                crcErrorsInARow += 1
-                if crcErrorsInARow >= 2 { break }
+            guard exchange.receptionAtCentral == .valid else { continue }
+            outcome.receptions.append(
+                .init(
+                    from: .peripheral, pdu: reply, at: replyEnd, rssi: rssi.atCentral,
+                    isNew: exchange.deliveredToCentral != nil))
+            if exchange.acknowledgedFromCentral != nil, let acked = central.acknowledge() {
+                outcome.acknowledgements.append(.init(of: .central, pdu: acked, at: replyEnd))
             }
+        }
+        // The sequence bits (and an empty PDU acknowledged at the very end) as the plan left them.
+        central.settle(ack.central)
+        peripheral.settle(ack.peripheral)
+    }
+}
 
-            // MD: go on while either side has more to send.
-            guard central.hasPending || peripheralMoreData || crcErrorsInARow > 0 else { break }
-            start = replyEnd.advanced(by: ifs)
+extension ConnectionEventPlanner {
+    /// The planner of a connection event of the controller: each direction's PHY, largest payload
+    /// (already cut to its effective maximum time, §4.5.10) and encryption as they are now; the
+    /// event length is CE_Length or what the shared radio leaves of it.
+    init(
+        central: LinkDirection, peripheral: LinkDirection, interval: Duration, eventLength: Duration? = nil,
+        scheduling: LinkLayerScheduling = LinkLayerScheduling()
+    ) {
+        // maxTime left to its default: the time the payload needs, so that only the octets limit it.
+        let link = LinkTiming(
+            interval: interval, eventLength: eventLength,
+            centralToPeripheral: .init(phy: central.phy, maxOctets: central.maxPayload),
+            peripheralToCentral: .init(phy: peripheral.phy, maxOctets: peripheral.maxPayload),
+            endRule: scheduling.endRule, maxPacketsPerEvent: scheduling.maxPacketsPerEvent)
+        self.init(link: link, centralEncrypted: central.encrypted, peripheralEncrypted: peripheral.encrypted)
+    }
+}
+
+/// The air as the planner's packet-error source: each packet's fate drawn from `medium` (the
+/// RSSI when it arrives, nil when it is lost or out of range), in air order (Core 5.4 Vol 6
+/// Part B §4.5.1). A central packet that does not arrive is missed — the peripheral stays silent
+/// and the central receives nothing; a peripheral packet that does not arrive is a CRC error at
+/// the central, which may go on. The RSSI each way is kept for the receptions (nothing moves
+/// during an event).
+struct AirPacketErrors: PacketErrorSource {
+    let peripheralListening: Bool
+    let medium: (ConnectionRole) -> Int8?
+    var rssiAtPeripheral: Int8 = 0
+    var rssiAtCentral: Int8 = 0
+
+    mutating func reception(ofPacketFrom sender: LinkSide, payloadLength: Int) -> Reception {
+        switch sender {
+        case .central:
+            guard peripheralListening, let rssi = medium(.central) else { return .missed }
+            rssiAtPeripheral = rssi
+            return .valid
+        case .peripheral:
+            guard let rssi = medium(.peripheral) else { return .crcError }
+            rssiAtCentral = rssi
+            return .valid
         }
     }
 }

@@ -20,10 +20,10 @@ final class ConnectionLink {
     var nextAnchor: VirtualInstant
     /// CE_Length from the host's Max_CE_Length (0: the whole interval).
     var eventLength: Duration?
-    var centralToPeripheralPHY: RadioPHY
-    var peripheralToCentralPHY: RadioPHY
+    var centralToPeripheralPHY: PHY
+    var peripheralToCentralPHY: PHY
     var pendingTimingUpdate: (instant: UInt16, timing: ConnectionTimingParameters)?
-    var pendingPHYUpdate: (instant: UInt16, centralToPeripheral: RadioPHY?, peripheralToCentral: RadioPHY?)?
+    var pendingPHYUpdate: (instant: UInt16, centralToPeripheral: PHY?, peripheralToCentral: PHY?)?
     /// False once the peripheral missed an instant: it no longer hears the central.
     var peripheralInStep = true
     /// Whether the peripheral received the LL_CONNECTION_UPDATE_IND / LL_PHY_UPDATE_IND of the
@@ -41,7 +41,7 @@ final class ConnectionLink {
     init(
         accessAddress: UInt32, centralRadio: AirRadioID, timing: ConnectionTimingParameters,
         firstAnchor: VirtualInstant,
-        phy: RadioPHY
+        phy: PHY
     ) {
         self.accessAddress = accessAddress
         self.centralRadio = centralRadio
@@ -54,7 +54,7 @@ final class ConnectionLink {
     func connection(_ role: ConnectionRole) -> Connection? { role == .central ? central : peripheral }
 
     /// The PHY `role` transmits on.
-    func transmitPHY(of role: ConnectionRole) -> RadioPHY {
+    func transmitPHY(of role: ConnectionRole) -> PHY {
         role == .central ? centralToPeripheralPHY : peripheralToCentralPHY
     }
 }
@@ -138,7 +138,7 @@ final class Connection {
     /// The host's PHY preferences (LE Set PHY), nil for none.
     var preferredTxPHYs: HCI.LEPHYs?
     var preferredRxPHYs: HCI.LEPHYs?
-    var codedPreference: RadioPHY = .leCodedS8
+    var codedPreference: PHY = .codedS8
     /// LE Set PHY from this host awaits its PHY Update Complete.
     var hostRequestedPHYUpdate = false
     var phyProcedurePending = false
@@ -171,15 +171,16 @@ final class Connection {
     var peer: Connection? { link.connection(role.peer) }
     var timing: ConnectionTimingParameters { link.timing }
     var isEstablished: Bool { lastReceived != nil }
-    var transmitPHY: RadioPHY { link.transmitPHY(of: role) }
-    var receivePHY: RadioPHY { link.transmitPHY(of: role.peer) }
+    var transmitPHY: PHY { link.transmitPHY(of: role) }
+    var receivePHY: PHY { link.transmitPHY(of: role.peer) }
 
     /// Lmax_tx: the largest payload this side may send now (§4.5.10, with the MIC of an
     /// encrypted link).
     var maximumPayload: Int {
-        let phy = transmitPHY
-        let byTime = (Int64(effective.maxTxTime) - phy.fixedMicroseconds) / phy.microsecondsPerOctet
-        let mic = encryption.isOn ? 4 : 0
-        return max(1, min(Int(effective.maxTxOctets), Int(byTime) - mic))
+        max(
+            1,
+            AirTime.largestPayload(
+                maxTxOctets: Int(effective.maxTxOctets), maxTxMicroseconds: Int(effective.maxTxTime),
+                phy: transmitPHY, encrypted: encryption.isOn))
     }
 }

@@ -186,7 +186,7 @@ extension VirtualController {
         if case .other = command.phyOptions { return .invalidHCICommandParameters }
         c.preferredTxPHYs = noTx ? nil : command.txPHYs
         c.preferredRxPHYs = noRx ? nil : command.rxPHYs
-        c.codedPreference = command.phyOptions == .preferS2 ? .leCodedS2 : .leCodedS8
+        c.codedPreference = command.phyOptions == .preferS2 ? .codedS2 : .codedS8
         c.hostRequestedPHYUpdate = true
         if !c.phyProcedurePending && c.link.pendingPHYUpdate == nil { startPHYProcedure(c) }
         return .success

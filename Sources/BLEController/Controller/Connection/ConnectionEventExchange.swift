@@ -15,7 +15,7 @@ enum ConnectionRole: Hashable {
 /// send (connEffectiveMaxTxOctets/Time on that PHY, Core 5.4 Vol 6 Part B §4.5.10), and whether
 /// its non-empty packets carry a MIC.
 struct LinkDirection {
-    var phy: RadioPHY
+    var phy: PHY
     var maxPayload: Int
     var encrypted: Bool
 }
@@ -46,8 +46,8 @@ struct ConnectionEventOutcome {
         /// End of the packet: when the receiver has it.
         let at: VirtualInstant
         let rssi: Int8
-        /// False for a retransmission the receiver already had (same SN): it is only a sign of
-        /// life for supervision.
+        /// False for a retransmission the receiver already had (same SN), and for an empty PDU
+        /// (nothing to deliver): it is only a sign of life for supervision.
         let isNew: Bool
     }
 
@@ -77,9 +77,9 @@ struct ConnectionEventOutcome {
 /// many packets fit in an event, when each is sent, and which arrive).
 ///
 /// An implementation pulls PDUs with `LinkTransmitQueue.next(maxPayload:)`, decides their fate
-/// with `medium` (one call per packet sent: the RSSI when it arrives, nil when it is lost or
-/// out of range), keeps SN/NESN in the queues (Core 5.4 Vol 6 Part B §4.5.9) and calls
-/// `acknowledge()` when a sender learns its PDU arrived. The controller then acts on the outcome
+/// with `medium` (one call per packet sent, by its sender: the RSSI when it arrives, nil when it
+/// is lost or out of range; nothing moves during an event), keeps SN/NESN in the queues
+/// (Core 5.4 Vol 6 Part B §4.5.9) and calls `acknowledge()` when a sender learns its PDU arrived. The controller then acts on the outcome
 /// at the times it states: hands new data to the receiving host, runs LL procedures, frees
 /// acknowledged host buffers, and reports Number Of Completed Packets as its policy says (at
 /// each acknowledgement, at a threshold, or at the event's end; Vol 4 Part E §7.7.19).
@@ -93,6 +93,6 @@ struct ConnectionEventOutcome {
 protocol ConnectionEventExchange {
     mutating func run(
         _ setup: ConnectionEventSetup, central: inout LinkTransmitQueue, peripheral: inout LinkTransmitQueue,
-        into outcome: inout ConnectionEventOutcome, medium: (ConnectionRole, VirtualInstant) -> Int8?
+        into outcome: inout ConnectionEventOutcome, medium: (ConnectionRole) -> Int8?
     )
 }

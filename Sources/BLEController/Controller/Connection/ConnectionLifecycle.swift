@@ -172,12 +172,10 @@ extension VirtualController {
             phy: link.peripheralToCentralPHY, maxPayload: peripheral?.maximumPayload ?? 27,
             encrypted: peripheral?.encryption.isOn ?? false)
         // The one radio is shared with the other connections this controller leads.
-        let firstLength = central.transmit.nextPayloadLength(maxPayload: centralDirection.maxPayload)
-        let firstPair =
-            centralDirection.phy.airTime(payloadOctets: firstLength, mic: centralDirection.encrypted && firstLength > 0)
-            + RadioTiming.interFrameSpace
-            + peripheralDirection.phy.airTime(
-                payloadOctets: peripheralDirection.maxPayload, mic: peripheralDirection.encrypted)
+        // The planner's room for a first pair: the central's next packet and a full-length reply.
+        let firstPair = ConnectionEventPlanner(
+            central: centralDirection, peripheral: peripheralDirection, interval: interval
+        ).firstPairRoom(centralPayload: central.transmit.nextPayloadLength(maxPayload: centralDirection.maxPayload))
         guard
             let eventLength = allottedEventLength(
                 link, at: anchor, eventLength: min(link.eventLength ?? interval, interval), firstPair: firstPair)
@@ -203,7 +201,7 @@ extension VirtualController {
         func exchangePackets(peripheralQueue: inout LinkTransmitQueue) {
             exchange.run(
                 setup, central: &central.transmit, peripheral: &peripheralQueue, into: &delivery.outcome
-            ) { [air] sender, _ in
+            ) { [air] sender in
                 guard let rssi else { return nil }
                 let (centralRadio, peripheralRadio) = (link.centralRadio, rssi.peripheralRadio)
                 switch sender {

@@ -58,11 +58,11 @@ final class InitiatorRun {
     var usesFilterAcceptList: Bool { filterPolicy == .filterAcceptList }
 
     /// The connection parameters for a connection on `phy` (LE 2M falls back to LE 1M's).
-    func parameters(for phy: RadioPHY) -> HCI.ConnectionParameters? {
+    func parameters(for phy: PHY) -> HCI.ConnectionParameters? {
         switch phy {
         case .le1M: le1M
         case .le2M: le2M ?? le1M
-        case .leCodedS2, .leCodedS8: leCoded
+        case .codedS2, .codedS8: leCoded
         }
     }
 
@@ -255,7 +255,7 @@ extension VirtualController {
     /// The LLData of a new connection: random access address and CRC seed, the shortest
     /// interval asked for, WinSize 1, and the WinOffset that keeps its anchors clear of the
     /// other connections this controller leads (§2.3.3.1, `firstAnchorOffset`).
-    private func makeRequest(_ p: HCI.ConnectionParameters, phy: RadioPHY, earliestAnchor: VirtualInstant)
+    private func makeRequest(_ p: HCI.ConnectionParameters, phy: PHY, earliestAnchor: VirtualInstant)
         -> ConnectionRequestData
     {
         let timing = Self.timing(for: p)
@@ -279,7 +279,7 @@ extension VirtualController {
         guard let parameters = run.le1M else { return }
         run.state = .connecting
         let start = advertising.end.advanced(by: RadioTiming.interFrameSpace)
-        let end = start.advanced(by: RadioPHY.le1M.airTime(payloadOctets: Self.longestRequestPayload))
+        let end = start.advanced(by: PHY.le1M.airTime(payloadOctets: Self.longestRequestPayload))
         let request = makeRequest(
             parameters, phy: .le1M, earliestAnchor: end.advanced(by: RadioTiming.transmitWindowDelayLegacy))
         let own = initiatorAddress(run, toward: advertiser)

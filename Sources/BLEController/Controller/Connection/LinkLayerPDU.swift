@@ -44,7 +44,7 @@ enum LLControlPDU: Hashable {
     /// LL_PHY_RSP (§2.4.2.24).
     case phyRsp(tx: HCI.LEPHYs, rx: HCI.LEPHYs)
     /// LL_PHY_UPDATE_IND (§2.4.2.25): nil leaves a direction unchanged.
-    case phyUpdateInd(centralToPeripheral: RadioPHY?, peripheralToCentral: RadioPHY?, instant: UInt16)
+    case phyUpdateInd(centralToPeripheral: PHY?, peripheralToCentral: PHY?, instant: UInt16)
 
     /// The opcode octet.
     var opcode: UInt8 {
@@ -191,12 +191,6 @@ struct LinkTransmitQueue {
         return !control.isEmpty || (!dataPaused && !data.isEmpty)
     }
 
-    /// Whether something waits behind the PDU in flight: the MD bit of the packet carrying it
-    /// (Core 5.4 Vol 6 Part B §4.5.6).
-    var hasMoreBehindInFlight: Bool {
-        !control.isEmpty || (!dataPaused && !data.isEmpty)
-    }
-
     /// Host packets not yet wholly acknowledged.
     var hostPacketsQueued: Int {
         var count = data.count
@@ -204,8 +198,8 @@ struct LinkTransmitQueue {
         return count
     }
 
-    /// The payload length `next(maxPayload:)` would send now, without sending it (for the
-    /// event-length rules, which look at the next pair before it starts).
+    /// The payload length `next(maxPayload:)` would send now, without sending it (for the room
+    /// a shared radio must leave an event's first pair, before the event is planned).
     func nextPayloadLength(maxPayload: Int) -> Int {
         if let inFlight { return inFlight.payloadLength }
         if let first = control.first { return LinkLayerPDU.control(first).payloadLength }
@@ -253,5 +247,113 @@ struct LinkTransmitQueue {
         data = []
         if case .data = inFlight { inFlight = nil }
         return count
+    }
+}
+
+extension LinkTransmitQueue {
+    /// This side's sequence bits and what it has in flight, as the planner keeps them
+    /// (Core 5.4 Vol 6 Part B §4.5.9).
+    var ackSide: LinkLayerAckState.Side {
+        var side = LinkLayerAckState.Side()
+        side.transmitSeqNum = transmitSeqNum
+        side.nextExpectedSeqNum = nextExpectedSeqNum
+        switch inFlight {
+        case nil: side.outstanding = .none
+        case .empty?: side.outstanding = .empty
+        case _?: side.outstanding = .data
+        }
+        return side
+    }
+
+    /// Takes the sequence bits the plan of an event left (§4.5.9); an empty PDU the plan saw
+    /// acknowledged is no longer in flight.
+    mutating func settle(_ side: LinkLayerAckState.Side) {
+        transmitSeqNum = side.transmitSeqNum
+        nextExpectedSeqNum = side.nextExpectedSeqNum
+        if side.outstanding == .none { _ = acknowledgeEmpty() }
+    }
+
+    /// The peer acknowledged the empty PDU in flight, if that is what is in flight: a new PDU
+    /// may go next.
+    mutating func acknowledgeEmpty() -> Bool {
+        guard inFlight == .empty else { return false }
+        inFlight = nil
+        return true
+    }
+
+    /// The queue as the connection-event planner reads it (`LLTransmitQueue`).
+    func plannerView(maxPayload: Int) -> PlannerView { PlannerView(self, maxPayload: maxPayload) }
+
+    /// What `next(maxPayload:)` would send one after another — the PDU in flight (unless empty),
+    /// the control PDUs, then the host's data cut to `maxPayload` — read from a copy with a cursor
+    /// of its own, so planning an event leaves the queue as it is. `removeFirst()` moves past the
+    /// head the plan saw acknowledged.
+    struct PlannerView: LLTransmitQueue {
+        private let queue: LinkTransmitQueue
+        private let step: Int
+        private var inFlightDone = false
+        private var controlIndex = 0
+        private var dataIndex = 0
+        private var dataOffset: Int
+
+        init(_ queue: LinkTransmitQueue, maxPayload: Int) {
+            self.queue = queue
+            step = max(1, maxPayload)
+            dataOffset = queue.data.first?.offset ?? 0
+        }
+
+        func peek(_ offset: Int) -> LLFragment? {
+            var skip = offset
+            if !inFlightDone, let inFlight = queue.inFlight, inFlight != .empty {
+                if skip == 0 { return Self.fragment(inFlight) }
+                skip -= 1
+            }
+            let controls = queue.control.count - controlIndex
+            if skip < controls {
+                let control = LinkLayerPDU.control(queue.control[controlIndex + skip])
+                return LLFragment(length: control.payloadLength, boundary: .start)
+            }
+            skip -= controls
+            guard !queue.dataPaused else { return nil }
+            var index = dataIndex
+            var position = dataOffset
+            while index < queue.data.count {
+                let packet = queue.data[index]
+                let length = min(step, packet.bytes.count - position)
+                if skip == 0 {
+                    return LLFragment(
+                        length: length, boundary: packet.start && position == 0 ? .start : .continuation)
+                }
+                skip -= 1
+                position += length
+                if position >= packet.bytes.count {
+                    index += 1
+                    position = 0
+                }
+            }
+            return nil
+        }
+
+        /// The in-flight PDU as the planner sees it.
+        private static func fragment(_ pdu: LinkLayerPDU) -> LLFragment {
+            if case .data(let data) = pdu, !data.start {
+                return LLFragment(length: pdu.payloadLength, boundary: .continuation)
+            }
+            return LLFragment(length: pdu.payloadLength, boundary: .start)
+        }
+
+        mutating func removeFirst() {
+            if !inFlightDone, let inFlight = queue.inFlight, inFlight != .empty {
+                inFlightDone = true
+            } else if controlIndex < queue.control.count {
+                controlIndex += 1
+            } else if !queue.dataPaused, dataIndex < queue.data.count {
+                dataOffset += min(step, queue.data[dataIndex].bytes.count - dataOffset)
+                if dataOffset >= queue.data[dataIndex].bytes.count {
+                    dataIndex += 1
+                    dataOffset = 0
+                }
+            }
+        }
     }
 }

@@ -86,8 +86,8 @@ extension VirtualController {
                 send(
                     le: .phyUpdateComplete(
                         .init(
-                            status: status, connectionHandle: c.handle, txPHY: c.transmitPHY.eventPHY,
-                            rxPHY: c.receivePHY.eventPHY)))
+                            status: status, connectionHandle: c.handle, txPHY: c.transmitPHY.hci,
+                            rxPHY: c.receivePHY.hci)))
             }
         default:
             if c.encryption.inProgress { encryptionRejected(status, on: c) }
@@ -209,7 +209,7 @@ extension VirtualController {
     /// accepts, preferring LE 2M, then LE 1M, then LE Coded; an unchanged direction is left out.
     private func decidePHYUpdate(_ c: Connection, peripheralTx: HCI.LEPHYs, peripheralRx: HCI.LEPHYs) {
         let own = preferences(c)
-        let peripheralCoding = c.peer?.codedPreference ?? .leCodedS8
+        let peripheralCoding = c.peer?.codedPreference ?? .codedS8
         let toPeripheral = choosePHY(
             own.tx.intersection(peripheralRx), current: c.transmitPHY, coding: c.codedPreference)
         let toCentral = choosePHY(peripheralTx.intersection(own.rx), current: c.receivePHY, coding: peripheralCoding)
@@ -226,8 +226,8 @@ extension VirtualController {
             .phyUpdateInd(centralToPeripheral: toPeripheral, peripheralToCentral: toCentral, instant: instant))
     }
 
-    private func choosePHY(_ allowed: HCI.LEPHYs, current: RadioPHY, coding: RadioPHY) -> RadioPHY? {
-        let choice: RadioPHY
+    private func choosePHY(_ allowed: HCI.LEPHYs, current: PHY, coding: PHY) -> PHY? {
+        let choice: PHY
         if allowed.contains(.le2M) {
             choice = .le2M
         } else if allowed.contains(.le1M) {
@@ -246,7 +246,7 @@ extension VirtualController {
         c.hostRequestedPHYUpdate = false
         send(
             le: .phyUpdateComplete(
-                .init(connectionHandle: c.handle, txPHY: c.transmitPHY.eventPHY, rxPHY: c.receivePHY.eventPHY)))
+                .init(connectionHandle: c.handle, txPHY: c.transmitPHY.hci, rxPHY: c.receivePHY.hci)))
         recomputeDataLength(c)
     }
 }

@@ -121,7 +121,7 @@ extension HCI.LEReadChannelMap.ReturnParameters: ConnectionReturnParameters {
 
 extension HCI.LEReadPHY.ReturnParameters: ConnectionReturnParameters {
     static func unknownConnection(_ handle: UInt16) -> Self {
-        .init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPHY: .le1M, rxPHY: .le1M)
+        .init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPHY: PHY.le1M.hci, rxPHY: PHY.le1M.hci)
     }
 }
 

@@ -19,7 +19,7 @@ struct ScanSchedule {
     }
 
     /// Whether a packet starting at `time` on `channel` with `phy` is heard.
-    func listens(at time: VirtualInstant, channel: UInt8, phy: RadioPHY) -> Bool {
+    func listens(at time: VirtualInstant, channel: UInt8, phy: PHY) -> Bool {
         guard phy.isCoded == coded, (37...39).contains(channel), time >= start else { return false }
         let elapsed = start.duration(to: time).nanosecondsClamped
         let period = interval.nanosecondsClamped
@@ -37,7 +37,7 @@ struct AirExpectation {
     let id: Int
     let sender: AirRadioID
     let channel: UInt8
-    let phy: RadioPHY
+    let phy: PHY
     let start: VirtualInstant
     var timeout: EventQueue.Token?
 
@@ -71,8 +71,8 @@ struct FollowedTrain {
     }
 
     var stage: Stage
-    var primaryPHY: RadioPHY
-    var secondaryPHY: RadioPHY
+    var primaryPHY: PHY
+    var secondaryPHY: PHY
     var mode: ExtendedAdvertisingMode
     var dataInfo: ExtendedAdvertisingPDU.DataInfo?
     /// AdvA as on air (what AUX_SCAN_REQ names).

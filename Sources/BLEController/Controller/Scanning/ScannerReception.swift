@@ -165,8 +165,8 @@ extension VirtualController {
     /// LE Extended Advertising Reports of `data`, cut into pieces of at most 229 octets; all
     /// but the last say "more to come", the last says complete when `final` (§7.7.65.13).
     func sendExtendedReports(
-        bits: LEMetaEvent.ExtendedAdvertisingReport.EventType, address: LEAddress?, primaryPHY: RadioPHY,
-        secondaryPHY: RadioPHY?, sid: UInt8, txPower: Int8?, rssi: Int8, target: LEAddress?,
+        bits: LEMetaEvent.ExtendedAdvertisingReport.EventType, address: LEAddress?, primaryPHY: PHY,
+        secondaryPHY: PHY?, sid: UInt8, txPower: Int8?, rssi: Int8, target: LEAddress?,
         data: ArraySlice<UInt8>, final: Bool
     ) {
         typealias Report = LEMetaEvent.ExtendedAdvertisingReport
@@ -178,7 +178,7 @@ extension VirtualController {
             eventType.dataStatus = (rest.isEmpty && final) ? .complete : .incompleteMoreToCome
             let report = Report.Report(
                 eventType: eventType, address: address ?? LEAddress(.zero, type: .other(0xFF)),
-                primaryPHY: primaryPHY.eventPHY, secondaryPHY: secondaryPHY?.eventPHY, advertisingSID: sid,
+                primaryPHY: primaryPHY.hci, secondaryPHY: secondaryPHY?.hci, advertisingSID: sid,
                 txPower: txPower ?? 127, rssi: rssi, periodicAdvertisingInterval: 0,
                 directAddress: target ?? LEAddress(.zero, type: .public), data: Array(piece)[...])
             send(le: .extendedAdvertisingReport(.init(reports: [report])))
@@ -290,7 +290,7 @@ extension VirtualController {
             bits.dataStatus = .incompleteTruncated
             let report = LEMetaEvent.ExtendedAdvertisingReport.Report(
                 eventType: bits, address: train.reportedAdvertiser ?? LEAddress(.zero, type: .other(0xFF)),
-                primaryPHY: train.primaryPHY.eventPHY, secondaryPHY: train.secondaryPHY.eventPHY,
+                primaryPHY: train.primaryPHY.hci, secondaryPHY: train.secondaryPHY.hci,
                 advertisingSID: train.dataInfo?.sid ?? 0xFF, txPower: train.txPower ?? 127, rssi: 127,
                 periodicAdvertisingInterval: 0, directAddress: train.target ?? LEAddress(.zero, type: .public), data: []
             )

@@ -172,10 +172,12 @@ extension HCI {
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
             public var connectionHandle: UInt16 = 0
-            public var txPHY: LEPHY = .other(0)
-            public var rxPHY: LEPHY = .other(0)
+            public var txPHY = PHY.HCIValue(rawValue: 0)
+            public var rxPHY = PHY.HCIValue(rawValue: 0)
 
-            public init(status: HCIStatus = .success, connectionHandle: UInt16, txPHY: LEPHY, rxPHY: LEPHY) {
+            public init(
+                status: HCIStatus = .success, connectionHandle: UInt16, txPHY: PHY.HCIValue, rxPHY: PHY.HCIValue
+            ) {
                 self.status = status
                 self.connectionHandle = connectionHandle
                 self.txPHY = txPHY
@@ -187,8 +189,8 @@ extension HCI {
                 status = HCIStatus(try reader.u8("Status"))
                 if HCI.endsAfterFailure(status, reader) { return }
                 connectionHandle = try reader.u16("Connection_Handle")
-                txPHY = LEPHY(rawValue: try reader.u8("TX_PHY"))
-                rxPHY = LEPHY(rawValue: try reader.u8("RX_PHY"))
+                txPHY = PHY.HCIValue(rawValue: try reader.u8("TX_PHY"))
+                rxPHY = PHY.HCIValue(rawValue: try reader.u8("RX_PHY"))
             }
 
             public func encode(into writer: inout ByteWriter) {

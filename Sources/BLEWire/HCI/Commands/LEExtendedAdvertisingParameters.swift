@@ -77,9 +77,9 @@ extension HCI {
         /// Advertising_TX_Power in dBm, or `noTXPowerPreference`.
         public var advertisingTXPower: Int8
         /// Primary_Advertising_PHY: LE 1M or LE Coded.
-        public var primaryAdvertisingPHY: LEPHY
+        public var primaryAdvertisingPHY: PHY.HCIValue
         public var secondaryAdvertisingMaxSkip: UInt8
-        public var secondaryAdvertisingPHY: LEPHY
+        public var secondaryAdvertisingPHY: PHY.HCIValue
         /// Advertising_SID (0x00–0x0F), the set's identifier in the ADI field.
         public var advertisingSID: UInt8
         public var scanRequestNotificationEnable: Bool
@@ -91,8 +91,8 @@ extension HCI {
             ownAddressType: OwnAddressType = .public,
             peerAddressType: AddressType = .public, peerAddress: BluetoothAddress = .zero,
             advertisingFilterPolicy: AdvertisingFilterPolicy = .acceptAll,
-            advertisingTXPower: Int8 = 0x7F, primaryAdvertisingPHY: LEPHY = .le1M,
-            secondaryAdvertisingMaxSkip: UInt8 = 0, secondaryAdvertisingPHY: LEPHY = .le1M,
+            advertisingTXPower: Int8 = 0x7F, primaryAdvertisingPHY: PHY.HCIValue = PHY.le1M.hci,
+            secondaryAdvertisingMaxSkip: UInt8 = 0, secondaryAdvertisingPHY: PHY.HCIValue = PHY.le1M.hci,
             advertisingSID: UInt8 = 0, scanRequestNotificationEnable: Bool = false
         ) {
             self.advertisingHandle = advertisingHandle
@@ -139,9 +139,9 @@ extension HCI {
             advertisingFilterPolicy = AdvertisingFilterPolicy(
                 rawValue: try reader.u8("Advertising_Filter_Policy"))
             advertisingTXPower = try reader.i8("Advertising_TX_Power")
-            primaryAdvertisingPHY = LEPHY(rawValue: try reader.u8("Primary_Advertising_PHY"))
+            primaryAdvertisingPHY = PHY.HCIValue(rawValue: try reader.u8("Primary_Advertising_PHY"))
             secondaryAdvertisingMaxSkip = try reader.u8("Secondary_Advertising_Max_Skip")
-            secondaryAdvertisingPHY = LEPHY(rawValue: try reader.u8("Secondary_Advertising_PHY"))
+            secondaryAdvertisingPHY = PHY.HCIValue(rawValue: try reader.u8("Secondary_Advertising_PHY"))
             advertisingSID = try reader.u8("Advertising_SID")
             scanRequestNotificationEnable = try HCI.readFlag(&reader, "Scan_Request_Notification_Enable")
         }

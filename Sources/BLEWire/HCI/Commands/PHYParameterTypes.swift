@@ -2,32 +2,6 @@
 // §7.8.66).
 
 extension HCI {
-    /// One LE PHY, as TX_PHY/RX_PHY (§7.8.47) and the advertising PHYs (§7.8.53) name it.
-    public enum LEPHY: Hashable, Sendable {
-        case le1M
-        case le2M
-        case leCoded
-        case other(UInt8)
-
-        public init(rawValue: UInt8) {
-            switch rawValue {
-            case 0x01: self = .le1M
-            case 0x02: self = .le2M
-            case 0x03: self = .leCoded
-            default: self = .other(rawValue)
-            }
-        }
-
-        public var rawValue: UInt8 {
-            switch self {
-            case .le1M: 0x01
-            case .le2M: 0x02
-            case .leCoded: 0x03
-            case .other(let value): value
-            }
-        }
-    }
-
     /// A set of LE PHYs as a bit mask: TX_PHYs/RX_PHYs (§7.8.48), Scanning_PHYs (§7.8.64),
     /// Initiating_PHYs (§7.8.66). Unknown bits are kept in `rawValue`.
     public struct LEPHYs: OptionSet, Hashable, Sendable, CustomRendering {

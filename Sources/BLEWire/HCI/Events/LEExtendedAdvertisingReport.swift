@@ -99,9 +99,9 @@ extension LEMetaEvent {
             /// The advertiser; type 0xFF (`.other(0xFF)`) means anonymous (no address sent).
             public var address: LEAddress
             /// 0x01 LE 1M or 0x03 LE Coded.
-            public var primaryPHY: PHY
+            public var primaryPHY: PHY.HCIValue
             /// nil (0x00) when no packets were received on the secondary advertising channel.
-            public var secondaryPHY: PHY?
+            public var secondaryPHY: PHY.HCIValue?
             /// 0x00–0x0F; 0xFF when the PDU had no ADI field.
             public var advertisingSID: UInt8
             /// dBm (−127…+20); 127 means not available.
@@ -116,7 +116,8 @@ extension LEMetaEvent {
             public var data: ArraySlice<UInt8>
 
             public init(
-                eventType: EventType, address: LEAddress, primaryPHY: PHY = .le1M, secondaryPHY: PHY? = nil,
+                eventType: EventType, address: LEAddress, primaryPHY: PHY.HCIValue = PHY.le1M.hci,
+                secondaryPHY: PHY.HCIValue? = nil,
                 advertisingSID: UInt8 = 0xFF, txPower: Int8 = 127, rssi: Int8,
                 periodicAdvertisingInterval: UInt16 = 0,
                 directAddress: LEAddress = LEAddress(.zero, type: .public), data: ArraySlice<UInt8>
@@ -171,7 +172,7 @@ extension LEMetaEvent {
             let eventType = EventType(rawValue: try reader.u16("Event_Type"))
             let type = AddressType(rawValue: try reader.u8("Address_Type"))
             let address = try BluetoothAddress(from: &reader, field: "Address")
-            let primaryPHY = PHY(rawValue: try reader.u8("Primary_PHY"))
+            let primaryPHY = PHY.HCIValue(rawValue: try reader.u8("Primary_PHY"))
             let secondaryRaw = try reader.u8("Secondary_PHY")
             let advertisingSID = try reader.u8("Advertising_SID")
             let txPower = try reader.i8("TX_Power")
@@ -187,7 +188,7 @@ extension LEMetaEvent {
             let data = try reader.take(length, "Data")
             return Report(
                 eventType: eventType, address: LEAddress(address, type: type), primaryPHY: primaryPHY,
-                secondaryPHY: secondaryRaw == 0 ? nil : PHY(rawValue: secondaryRaw),
+                secondaryPHY: secondaryRaw == 0 ? nil : PHY.HCIValue(rawValue: secondaryRaw),
                 advertisingSID: advertisingSID, txPower: txPower, rssi: rssi,
                 periodicAdvertisingInterval: interval,
                 directAddress: LEAddress(directAddress, type: directType),

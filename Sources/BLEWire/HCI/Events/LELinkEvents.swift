@@ -77,10 +77,10 @@ extension LEMetaEvent {
     public struct PHYUpdateComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
         public var connectionHandle: UInt16
-        public var txPHY: PHY
-        public var rxPHY: PHY
+        public var txPHY: PHY.HCIValue
+        public var rxPHY: PHY.HCIValue
 
-        public init(status: HCIStatus = .success, connectionHandle: UInt16, txPHY: PHY, rxPHY: PHY) {
+        public init(status: HCIStatus = .success, connectionHandle: UInt16, txPHY: PHY.HCIValue, rxPHY: PHY.HCIValue) {
             self.status = status
             self.connectionHandle = connectionHandle
             self.txPHY = txPHY
@@ -91,8 +91,8 @@ extension LEMetaEvent {
             reader.context = "HCI LE PHY Update Complete event"
             status = HCIStatus(try reader.u8("Status"))
             connectionHandle = try HCIEventHandle.read(&reader)
-            txPHY = PHY(rawValue: try reader.u8("TX_PHY"))
-            rxPHY = PHY(rawValue: try reader.u8("RX_PHY"))
+            txPHY = PHY.HCIValue(rawValue: try reader.u8("TX_PHY"))
+            rxPHY = PHY.HCIValue(rawValue: try reader.u8("RX_PHY"))
         }
 
         public func encode(into writer: inout ByteWriter) {

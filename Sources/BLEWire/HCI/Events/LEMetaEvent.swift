@@ -191,45 +191,6 @@ extension LEMetaEvent {
         }
     }
 
-    /// An LE PHY as reported by events (Core 5.4 Vol 4 Part E §7.7.65.12 and §7.7.65.13).
-    public enum PHY: Sendable, Hashable, CustomRendering {
-        /// 0x01: LE 1M.
-        case le1M
-        /// 0x02: LE 2M.
-        case le2M
-        /// 0x03: LE Coded.
-        case leCoded
-        /// A reserved value, kept as received.
-        case other(UInt8)
-
-        public init(rawValue: UInt8) {
-            switch rawValue {
-            case 0x01: self = .le1M
-            case 0x02: self = .le2M
-            case 0x03: self = .leCoded
-            default: self = .other(rawValue)
-            }
-        }
-
-        public var rawValue: UInt8 {
-            switch self {
-            case .le1M: 0x01
-            case .le2M: 0x02
-            case .leCoded: 0x03
-            case .other(let value): value
-            }
-        }
-
-        public var rendered: RenderedValue {
-            switch self {
-            case .le1M: .symbol("LE 1M")
-            case .le2M: .symbol("LE 2M")
-            case .leCoded: .symbol("LE Coded")
-            case .other(let value): .symbol("reserved(\(Hex.prefixed(value, width: 2)))")
-            }
-        }
-    }
-
     /// Central_Clock_Accuracy (Core 5.4 Vol 4 Part E §7.7.65.1): the central's sleep clock
     /// accuracy in parts per million, for each code 0x00–0x07; nil for reserved codes.
     public static func clockAccuracyPPM(_ code: UInt8) -> Int? {
