@@ -20,7 +20,7 @@ public struct GATTServer: Sendable {
         public var minimumEncryptionKeySize: Int
 
         public init(mtu: Int = 247, prepareQueueLimit: Int = 64, minimumEncryptionKeySize: Int = 7) {
-            self.mtu = max(mtu, 23)
+            self.mtu = max(mtu, ATTBearer.defaultMTU)
             self.prepareQueueLimit = max(prepareQueueLimit, 0)
             self.minimumEncryptionKeySize = minimumEncryptionKeySize
         }
@@ -104,13 +104,13 @@ public struct GATTServer: Sendable {
     }
 
     /// The ATT_MTU in use with a client (23 until exchanged, or for an unknown connection).
-    public func mtu(for connection: GATTConnectionID) -> Int { connections[connection]?.mtu ?? 23 }
+    public func mtu(for connection: GATTConnectionID) -> Int { connections[connection]?.mtu ?? ATTBearer.defaultMTU }
 
     /// The bearer's ATT_MTU changed by an exchange the local client started (Vol 3 Part F
     /// §3.4.2: one ATT_MTU per bearer, both directions).
     public mutating func setMTU(_ mtu: Int, for connection: GATTConnectionID) {
         if connections[connection] == nil { connections[connection] = GATTServerConnection(security: .none) }
-        connections[connection]?.mtu = max(23, mtu)
+        connections[connection]?.mtu = max(ATTBearer.defaultMTU, mtu)
         connections[connection]?.mtuExchanged = true
     }
 
@@ -196,7 +196,7 @@ public struct GATTServer: Sendable {
     mutating func exchangeMTU(_ request: ATT.ExchangeMTURequest, _ id: GATTConnectionID) -> GATTServerOutcome {
         let response = ATT.ExchangeMTUResponse(serverRxMTU: UInt16(clamping: configuration.mtu)).pdu
         guard connections[id]?.mtuExchanged == false else { return .respond(response) }
-        let mtu = max(min(Int(request.clientRxMTU), configuration.mtu), 23)
+        let mtu = ATTBearer.exchangedMTU(clientRxMTU: Int(request.clientRxMTU), serverRxMTU: configuration.mtu)
         connections[id]?.mtu = mtu
         connections[id]?.mtuExchanged = true
         return .mtuExchanged(response: response, mtu: mtu)
