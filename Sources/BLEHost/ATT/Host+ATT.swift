@@ -165,7 +165,8 @@ extension Host {
             // The GATT server keeps its own record of the indication in flight (Service Changed
             // makes a client change-aware on confirmation, Vol 3 Part G §2.5.2.1).
             if let server = attServer {
-                spawn { _ = await server.handle(.handleValueConfirmation(.init()), connection: handle) }
+                let mtu = attMTU(on: handle)
+                spawn { _ = await server.handle(.handleValueConfirmation(.init()), connection: handle, mtu: mtu) }
             }
             bearers[handle]!.indicationWaiters.resumeFirst()
         case .respond(let pdu):
@@ -180,19 +181,19 @@ extension Host {
     /// The server works on the host's executor (its `handle` runs where it is called), so the
     /// application it asks — a peripheral manager on the same executor — is reached in place.
     private func serve(request pdu: ATTPDU, on handle: UInt16, with server: any ATTServerHandler) async {
-        let response = await server.handle(pdu, connection: handle)
+        let response = await server.handle(pdu, connection: handle, mtu: attMTU(on: handle))
         guard hasBearer(handle) else { return }
         answer(bearers[handle]!.machine.serverAnswered(response, to: pdu), on: handle)
     }
 
     private func serve(command pdu: ATTPDU, on handle: UInt16, with server: any ATTServerHandler) async {
-        _ = await server.handle(pdu, connection: handle)
+        _ = await server.handle(pdu, connection: handle, mtu: attMTU(on: handle))
     }
 
     /// Sends the answer to the peer's request; an Exchange MTU then takes effect (§3.4.2.2).
     private func answer(_ answer: ATTBearer.ServerAnswer, on handle: UInt16) {
         respond(answer.response, on: handle)
-        if let mtu = answer.mtu { setMTU(mtu, on: handle, notifyServer: false) }
+        if let mtu = answer.mtu { setMTU(mtu, on: handle) }
     }
 
     private func receivedNotification(_ pdu: ATTPDU, on handle: UInt16) {
@@ -220,12 +221,12 @@ extension Host {
         }
     }
 
-    /// The bearer took a new ATT_MTU: the connection and the application hear of it.
-    private func setMTU(_ mtu: Int, on handle: UInt16, notifyServer: Bool = true) {
+    /// The bearer took a new ATT_MTU: the connection and the application hear of it (the
+    /// server reads it with each PDU).
+    private func setMTU(_ mtu: Int, on handle: UInt16) {
         guard hasBearer(handle) else { return }
         connections[handle]?.attMTU = mtu
         emit(.attMTUChanged(handle: handle, mtu: mtu))
-        if notifyServer, let server = attServer { spawn { await server.attMTUChanged(mtu, connection: handle) } }
     }
 
     private func wakeNextRequestWaiter(_ handle: UInt16) {

@@ -5,9 +5,10 @@ import BLEWire
 /// sent (`handle(_:connection:)`) and does what the `GATTServerOutcome` says: send a response,
 /// ask the application (whose answer comes back through `complete(_:with:)`), apply a new MTU …
 ///
-/// Per connection it keeps the ATT_MTU, the link security, Client Characteristic
-/// Configurations, Client Supported Features, change awareness (Robust Caching, §2.5.2.1), the
-/// prepare-write queue and the indications awaiting confirmation.
+/// Per connection it keeps the ATT_MTU (its bearer's, given with each PDU by
+/// `handle(_:connection:attMTU:)`; its own exchange's when run alone), the link security,
+/// Client Characteristic Configurations, Client Supported Features, change awareness (Robust
+/// Caching, §2.5.2.1), the prepare-write queue and the indications awaiting confirmation.
 public struct GATTServer: Sendable {
     /// Server-wide settings.
     public struct Configuration: Hashable, Sendable {
@@ -106,14 +107,6 @@ public struct GATTServer: Sendable {
     /// The ATT_MTU in use with a client (23 until exchanged, or for an unknown connection).
     public func mtu(for connection: GATTConnectionID) -> Int { connections[connection]?.mtu ?? ATTBearer.defaultMTU }
 
-    /// The bearer's ATT_MTU changed by an exchange the local client started (Vol 3 Part F
-    /// §3.4.2: one ATT_MTU per bearer, both directions).
-    public mutating func setMTU(_ mtu: Int, for connection: GATTConnectionID) {
-        if connections[connection] == nil { connections[connection] = GATTServerConnection(security: .none) }
-        connections[connection]?.mtu = max(ATTBearer.defaultMTU, mtu)
-        connections[connection]?.mtuExchanged = true
-    }
-
     /// The connected clients, in order.
     public var connectedClients: [GATTConnectionID] { connections.keys.sorted() }
 
@@ -162,6 +155,14 @@ public struct GATTServer: Sendable {
             case .ignore: return .none
             }
         }
+    }
+
+    /// Handles one PDU on a bearer whose ATT_MTU is `attMTU`: the bearer owns the ATT_MTU
+    /// (Part F §3.4.2), the server sizes its answers by it.
+    public mutating func handle(_ pdu: ATTPDU, connection id: GATTConnectionID, attMTU: Int) -> GATTServerOutcome {
+        if connections[id] == nil { connections[id] = GATTServerConnection(security: .none) }
+        connections[id]?.mtu = max(attMTU, ATTBearer.defaultMTU)
+        return handle(pdu, connection: id)
     }
 
     /// Handles a PDU as received, decoding it first. A PDU that does not decode, or is longer
