@@ -30,23 +30,22 @@ public struct HostConfiguration: Sendable {
 
 /// Answers the peer's ATT requests and commands (the GATT server plugs in here).
 public protocol ATTServerHandler: Sendable {
-    /// The response to a request, or nil for a command (which gets none). Exchange MTU
-    /// requests come here too; the host takes the new ATT_MTU from the response.
-    /// Runs on the caller's executor (the host's): nothing is sent elsewhere to answer.
-    nonisolated(nonsending) func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU?
+    /// The response to a request, or nil for a command (which gets none). `mtu` is the
+    /// bearer's ATT_MTU, which the bearer alone owns (Core 5.4 Vol 3 Part F §3.4.2): answers are
+    /// sized by it. Exchange MTU requests come here too; the bearer takes the new ATT_MTU from
+    /// the response. Runs on the caller's executor (the host's): nothing is sent elsewhere to
+    /// answer.
+    nonisolated(nonsending) func handle(_ pdu: ATTPDU, connection: UInt16, mtu: Int) async -> ATTPDU?
     /// A command (Write Command, Signed Write Command: no response, Core 5.4 Vol 3 Part F
     /// §3.4.5.3–§3.4.5.4) taken synchronously on the host's executor as it arrives; false
     /// leaves it to `handle` on a task of its own.
     func takeCommand(_ pdu: ATTPDU, connection: UInt16) -> Bool
-    /// The bearer's ATT_MTU changed (an exchange this host started as client).
-    func attMTUChanged(_ mtu: Int, connection: UInt16) async
     /// The link is gone: forget per-connection state.
     func connectionEnded(_ connection: UInt16) async
 }
 
 extension ATTServerHandler {
     public func takeCommand(_ pdu: ATTPDU, connection: UInt16) -> Bool { false }
-    public func attMTUChanged(_ mtu: Int, connection: UInt16) async {}
     public func connectionEnded(_ connection: UInt16) async {}
 }
 

@@ -10,7 +10,7 @@ public struct ConnectionInfo: Sendable, Hashable {
     public var peripheralLatency: UInt16
     /// Units of 10 ms.
     public var supervisionTimeout: UInt16
-    public var attMTU: Int = 23
+    public var attMTU: Int = ATTBearer.defaultMTU
     public var isEncrypted = false
     public var maxTxOctets: UInt16 = 27
     public var maxRxOctets: UInt16 = 27

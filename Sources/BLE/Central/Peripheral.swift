@@ -88,7 +88,7 @@ public actor Peripheral {
     /// Part F §3.2.8). `connect` exchanges it (§3.4.2), as Core Bluetooth does.
     public var mtu: Int {
         get async {
-            guard case .connected(let handle) = link else { return 23 }
+            guard case .connected(let handle) = link else { return ATTBearer.defaultMTU }
             // The peripheral runs on its host's executor: asked in place, no task switch.
             return stack.inPlace(passing: handle) { $0.attMTU(on: $1) }
         }

@@ -1,34 +1,17 @@
 import BLEWire
 
-/// The transaction state of one ATT bearer (Core 5.4 Vol 3 Part F §3.3.2–3.3.3): one request
-/// outstanding each way, one indication outstanding, and what the peer is owed. Illegal
-/// combinations cannot be written down: a slot is idle or holds exactly one transaction.
+/// One connection's ATT bearer as the host runs it: the protocol machine (`ATTBearer`) and the
+/// callers it answers — each waiting on the transaction id the machine gave it — and the callers
+/// waiting for their turn or for transmit room.
 struct ATTBearerState {
     typealias ResponseContinuation = CheckedContinuation<Result<ATTPDU, ATTBearerError>, Never>
     typealias ConfirmationContinuation = CheckedContinuation<Result<Void, ATTBearerError>, Never>
 
-    /// Our request to the peer's server.
-    enum RequestSlot {
-        case idle
-        case awaiting(opcode: ATTOpcode, id: UInt64, continuation: ResponseContinuation)
-    }
-
-    /// Our indication to the peer's client.
-    enum IndicationSlot {
-        case idle
-        case awaiting(id: UInt64, continuation: ConfirmationContinuation)
-    }
-
-    /// The peer's request to our server: we owe it a response before it may send another.
-    enum IncomingSlot {
-        case idle
-        case serving(ATTOpcode)
-    }
-
-    var mtu = 23
-    var request = RequestSlot.idle
-    var indication = IndicationSlot.idle
-    var incoming = IncomingSlot.idle
+    var machine: ATTBearer
+    /// The caller of our outstanding request, by its transaction id.
+    var responseWaiter: (id: UInt64, continuation: ResponseContinuation)?
+    /// The caller of our outstanding indication, by its transaction id.
+    var confirmationWaiter: (id: UInt64, continuation: ConfirmationContinuation)?
     /// Callers waiting for the request slot, in order.
     var requestWaiters = WaiterQueue()
     var indicationWaiters = WaiterQueue()
@@ -36,17 +19,25 @@ struct ATTBearerState {
     var readinessWaiters = WaiterQueue()
     /// Someone on the host's executor asked for `.readyToSend` when room comes back.
     var readinessReportWanted = false
-    var nextTransactionID: UInt64 = 0
-    /// When our request and our indication time out (§3.3.3), as time on the host's timeline,
-    /// with the transaction they belong to: a deadline whose transaction ended is stale.
-    var requestDeadline: (id: UInt64, at: Duration)?
-    var indicationDeadline: (id: UInt64, at: Duration)?
 
-    mutating func makeTransactionID() -> UInt64 {
-        defer { nextTransactionID &+= 1 }
-        return nextTransactionID
+    init(_ machine: ATTBearer) {
+        self.machine = machine
     }
 
     /// Someone waits for transmit room on this bearer.
     var awaitsReadiness: Bool { readinessReportWanted || !readinessWaiters.isEmpty }
+
+    /// Resumes the caller of request `id` with `result`.
+    mutating func completeRequest(_ id: UInt64, with result: Result<ATTPDU, ATTBearerError>) {
+        guard let waiter = responseWaiter, waiter.id == id else { return }
+        responseWaiter = nil
+        waiter.continuation.resume(returning: result)
+    }
+
+    /// Resumes the caller of indication `id` with `result`.
+    mutating func completeIndication(_ id: UInt64, with result: Result<Void, ATTBearerError>) {
+        guard let waiter = confirmationWaiter, waiter.id == id else { return }
+        confirmationWaiter = nil
+        waiter.continuation.resume(returning: result)
+    }
 }

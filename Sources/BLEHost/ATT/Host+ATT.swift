@@ -1,11 +1,9 @@
 import BLEWire
 
-/// The ATT bearer of each connection (Core 5.4 Vol 3 Part F §3.3), run by the host actor.
-///
-/// Policy, stated once (DESIGN.md): a peer that pipelines requests, sends a response nobody
-/// asked for, a confirmation for no indication, or lets a transaction pass its 30-second
-/// timeout, has broken the protocol — the link is closed. API misuse (a PDU longer than the
-/// MTU) throws at once. Running out of transmit room waits for room.
+/// The ATT bearer of each connection (Core 5.4 Vol 3 Part F §3.3), run by the host actor: the
+/// rules are `ATTBearer`'s (one per connection, policy stated there); the host does what it
+/// says — sends, resumes the callers waiting on a transaction, asks the server, closes the
+/// link — and keeps the callers waiting for their turn or for transmit room.
 extension Host {
     // MARK: Client side: requests, commands
 
@@ -21,24 +19,21 @@ extension Host {
             await WaiterQueue.wait(unless: { requestSlotFree(handle) }) { bearers[handle]!.requestWaiters.append($0) }
         }
         guard hasBearer(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
-        let frame: [UInt8]
-        switch Self.attFrame(pdu, mtu: bearers[handle]!.mtu) {
-        case .success(let encoded): frame = encoded
+        let (id, frame): (UInt64, [UInt8])
+        switch bearers[handle]!.machine.send(request: pdu, at: timeline.now()) {
+        case .success(let started): (id, frame) = started
         case .failure(let error):
             wakeNextRequestWaiter(handle)
             return .failure(error)
         }
-        let id = bearers[handle]!.makeTransactionID()
-        let result = await withCheckedContinuation { (continuation: ATTBearerState.ResponseContinuation) in
+        return await withCheckedContinuation { (continuation: ATTBearerState.ResponseContinuation) in
             guard hasBearer(handle) else {
                 return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
             }
-            bearers[handle]!.request = .awaiting(opcode: pdu.opcode, id: id, continuation: continuation)
+            bearers[handle]!.responseWaiter = (id, continuation)
             sendL2CAPFrame(frame, on: handle, priority: .request)
-            bearers[handle]!.requestDeadline = (id, timeline.now() + configuration.attTransactionTimeout)
             armTransactionWatchdog()
         }
-        return result
     }
 
     /// Sends a command (Write Command, Signed Write), waiting for transmit room.
@@ -46,35 +41,32 @@ extension Host {
         try await sendUnacknowledged(pdu, on: handle)
     }
 
-    /// Exchanges the ATT_MTU as client (§3.4.2): MTU = max(min(client, server), 23).
+    /// Exchanges the ATT_MTU as client (§3.4.2): the bearer applies the rule when the response
+    /// arrives (`ATTBearer.exchangedMTU`).
     @discardableResult
     public func exchangeMTU(on handle: UInt16) async throws(ATTBearerError) -> Int {
         let preferred = UInt16(clamping: configuration.preferredATTMTU)
         let response = try await attRequest(.exchangeMTURequest(.init(clientRxMTU: preferred)), on: handle)
         switch response {
-        case .exchangeMTUResponse(let answer):
-            let mtu = max(min(Int(preferred), Int(answer.serverRxMTU)), 23)
-            setMTU(mtu, on: handle)
-            return mtu
-        case .errorResponse:
-            return bearerMTU(handle) ?? 23
+        case .exchangeMTUResponse, .errorResponse:
+            return attMTU(on: handle)
         default:
             throw .protocolViolation("Exchange MTU answered by \(response.opcode)")
         }
     }
 
-    public func attMTU(on handle: UInt16) -> Int { bearerMTU(handle) ?? 23 }
+    public func attMTU(on handle: UInt16) -> Int { bearerMTU(handle) ?? ATTBearer.defaultMTU }
 
     /// No request of ours outstanding on the bearer, or no bearer (the caller then fails).
     private func requestSlotFree(_ handle: UInt16) -> Bool {
-        guard let bearer = bearers[handle], case .awaiting = bearer.request else { return true }
-        return false
+        guard let index = bearers.index(forKey: handle) else { return true }
+        return bearers.values[index].machine.request == .idle
     }
 
     /// No indication of ours outstanding on the bearer, or no bearer (the caller then fails).
     private func indicationSlotFree(_ handle: UInt16) -> Bool {
-        guard let bearer = bearers[handle], case .awaiting = bearer.indication else { return true }
-        return false
+        guard let index = bearers.index(forKey: handle) else { return true }
+        return bearers.values[index].machine.indication == .idle
     }
 
     // The bearer's state is a struct with arrays and continuations: `bearers[handle]` copies
@@ -83,7 +75,7 @@ extension Host {
     func hasBearer(_ handle: UInt16) -> Bool { bearers.index(forKey: handle) != nil }
 
     func bearerMTU(_ handle: UInt16) -> Int? {
-        bearers.index(forKey: handle).map { bearers.values[$0].mtu }
+        bearers.index(forKey: handle).map { bearers.values[$0].machine.mtu }
     }
 
     /// True when the link can take a write without response / notification now.
@@ -96,9 +88,7 @@ extension Host {
     public func notify(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: UInt16)
         async throws(ATTBearerError)
     {
-        let mtu = bearerMTU(handle) ?? 23
-        let pdu = ATTPDU.handleValueNotification(
-            .init(handle: attributeHandle, value: ArraySlice(value.prefix(mtu - 3))))
+        let pdu = ATTBearer.notification(of: value, attributeHandle: attributeHandle, mtu: attMTU(on: handle))
         try await sendUnacknowledged(pdu, on: handle)
     }
 
@@ -111,17 +101,15 @@ extension Host {
                 bearers[handle]!.indicationWaiters.append($0)
             }
         }
-        guard let bearer = bearers[handle] else { throw .disconnected(reason: .unknownConnectionIdentifier) }
-        let pdu = ATTPDU.handleValueIndication(
-            .init(handle: attributeHandle, value: ArraySlice(value.prefix(bearer.mtu - 3))))
-        let id = bearers[handle]!.makeTransactionID()
+        guard hasBearer(handle) else { throw .disconnected(reason: .unknownConnectionIdentifier) }
+        let (id, pdu) = bearers[handle]!.machine.send(
+            indicationOf: value, attributeHandle: attributeHandle, at: timeline.now())
         let result = await withCheckedContinuation { (continuation: ATTBearerState.ConfirmationContinuation) in
             guard hasBearer(handle) else {
                 return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
             }
-            bearers[handle]!.indication = .awaiting(id: id, continuation: continuation)
+            bearers[handle]!.confirmationWaiter = (id, continuation)
             sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .indication)
-            bearers[handle]!.indicationDeadline = (id, timeline.now() + configuration.attTransactionTimeout)
             armTransactionWatchdog()
         }
         try result.get()
@@ -153,106 +141,59 @@ extension Host {
     // MARK: Receiving
 
     func receivedATT(_ payload: ArraySlice<UInt8>, on handle: UInt16) {
-        guard hasBearer(handle), let (opcode, kind) = ATTPDU.peek(payload) else { return }
-        let pdu: ATTPDU
-        do {
-            pdu = try ATTPDU(decoding: payload)
-        } catch {
-            switch kind {
-            case .request:
-                // A malformed request gets Invalid PDU (§3.4.1.1), unless one is already
-                // being served (then it is pipelined as well as malformed).
-                guard case .idle = bearers[handle]!.incoming else { return violation(handle, "pipelined request") }
-                respond(.errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: .invalidPDU)), on: handle)
-            case .response, .confirmation:
-                violation(handle, "malformed \(opcode)")
-            case .command, .notification, .indication:
-                return
+        guard hasBearer(handle) else { return }
+        switch bearers[handle]!.machine.receive(bytes: payload) {
+        case .serve(let request):
+            guard let server = attServer else {
+                return answer(bearers[handle]!.machine.answerWithoutServer(request), on: handle)
             }
-            return
-        }
-        switch kind {
-        case .request: receivedRequest(pdu, on: handle)
-        case .response: receivedResponse(pdu, on: handle)
-        case .command:
+            spawn { await self.serve(request: request, on: handle, with: server) }
+        case .command(let pdu):
             guard let server = attServer, !server.takeCommand(pdu, connection: handle) else { return }
             spawn { await self.serve(command: pdu, on: handle, with: server) }
-        case .notification: receivedNotification(pdu, on: handle)
-        case .indication:
-            if case .handleValueIndication(let indication) = pdu {
-                respond(.handleValueConfirmation(.init()), on: handle)
-                emit(.indication(handle: handle, attributeHandle: indication.handle, value: Array(indication.value)))
-            }
-        case .confirmation:
-            guard case .awaiting(_, let continuation) = bearers[handle]!.indication else {
-                return violation(handle, "confirmation without an indication")
-            }
-            bearers[handle]!.indication = .idle
-            continuation.resume(returning: .success(()))
+        case .response(let id, let pdu, let mtu):
+            if let mtu { setMTU(mtu, on: handle) }
+            bearers[handle]!.completeRequest(id, with: .success(pdu))
+            wakeNextRequestWaiter(handle)
+        case .notification(let pdu):
+            receivedNotification(pdu, on: handle)
+        case .indication(let indication):
+            respond(.handleValueConfirmation(.init()), on: handle)
+            emit(.indication(handle: handle, attributeHandle: indication.handle, value: Array(indication.value)))
+        case .confirmation(let id):
+            bearers[handle]!.completeIndication(id, with: .success(()))
             // The GATT server keeps its own record of the indication in flight (Service Changed
             // makes a client change-aware on confirmation, Vol 3 Part G §2.5.2.1).
-            if let server = attServer { spawn { _ = await server.handle(pdu, connection: handle) } }
+            if let server = attServer {
+                let mtu = attMTU(on: handle)
+                spawn { _ = await server.handle(.handleValueConfirmation(.init()), connection: handle, mtu: mtu) }
+            }
             bearers[handle]!.indicationWaiters.resumeFirst()
-        }
-    }
-
-    private func receivedRequest(_ pdu: ATTPDU, on handle: UInt16) {
-        guard case .idle = bearers[handle]!.incoming else { return violation(handle, "pipelined request") }
-        if case .exchangeMTURequest(let request) = pdu, attServer == nil {
-            let ours = UInt16(clamping: configuration.preferredATTMTU)
-            respond(.exchangeMTUResponse(.init(serverRxMTU: ours)), on: handle)
-            setMTU(max(min(Int(ours), Int(request.clientRxMTU)), 23), on: handle, notifyServer: false)
+        case .respond(let pdu):
+            respond(pdu, on: handle)
+        case .ignore:
             return
+        case .close(let error):
+            violation(handle, error)
         }
-        guard let server = attServer else {
-            respond(
-                .errorResponse(.init(requestOpcode: pdu.opcode, handle: 0, errorCode: .requestNotSupported)), on: handle
-            )
-            return
-        }
-        bearers[handle]!.incoming = .serving(pdu.opcode)
-        spawn { await self.serve(request: pdu, on: handle, with: server) }
     }
 
     /// The server works on the host's executor (its `handle` runs where it is called), so the
     /// application it asks — a peripheral manager on the same executor — is reached in place.
     private func serve(request pdu: ATTPDU, on handle: UInt16, with server: any ATTServerHandler) async {
-        let response = await server.handle(pdu, connection: handle)
-        finishServing(response, for: pdu, on: handle)
+        let response = await server.handle(pdu, connection: handle, mtu: attMTU(on: handle))
+        guard hasBearer(handle) else { return }
+        answer(bearers[handle]!.machine.serverAnswered(response, to: pdu), on: handle)
     }
 
     private func serve(command pdu: ATTPDU, on handle: UInt16, with server: any ATTServerHandler) async {
-        _ = await server.handle(pdu, connection: handle)
+        _ = await server.handle(pdu, connection: handle, mtu: attMTU(on: handle))
     }
 
-    private func finishServing(_ response: ATTPDU?, for request: ATTPDU, on handle: UInt16) {
-        guard hasBearer(handle) else { return }
-        bearers[handle]!.incoming = .idle
-        let opcode = request.opcode
-        // The server answered an MTU exchange: both ends now use min(client, server) (§3.4.2).
-        if case .exchangeMTURequest(let asked) = request, case .exchangeMTUResponse(let answer)? = response {
-            respond(.exchangeMTUResponse(answer), on: handle)
-            setMTU(max(min(Int(asked.clientRxMTU), Int(answer.serverRxMTU)), 23), on: handle, notifyServer: false)
-            return
-        }
-        respond(
-            response ?? .errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: .unlikelyError)), on: handle)
-    }
-
-    private func receivedResponse(_ pdu: ATTPDU, on handle: UInt16) {
-        guard case .awaiting(let opcode, _, let continuation) = bearers[handle]!.request else {
-            return violation(handle, "unsolicited \(pdu.opcode)")
-        }
-        let answers: Bool
-        if case .errorResponse(let error) = pdu {
-            answers = error.requestOpcode == opcode
-        } else {
-            answers = opcode.pairedResponse == pdu.opcode
-        }
-        guard answers else { return violation(handle, "\(pdu.opcode) does not answer \(opcode)") }
-        bearers[handle]!.request = .idle
-        continuation.resume(returning: .success(pdu))
-        wakeNextRequestWaiter(handle)
+    /// Sends the answer to the peer's request; an Exchange MTU then takes effect (§3.4.2.2).
+    private func answer(_ answer: ATTBearer.ServerAnswer, on handle: UInt16) {
+        respond(answer.response, on: handle)
+        if let mtu = answer.mtu { setMTU(mtu, on: handle) }
     }
 
     private func receivedNotification(_ pdu: ATTPDU, on handle: UInt16) {
@@ -272,18 +213,20 @@ extension Host {
 
     private func respond(_ pdu: ATTPDU, on handle: UInt16) {
         // The server builds answers within the MTU; the frame is sized for it.
-        switch Self.attFrame(pdu, mtu: bearerMTU(handle) ?? 23) {
-        case .success(let frame): sendL2CAPFrame(frame, on: handle, priority: .response)
-        case .failure: sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
+        let frame = bearers.index(forKey: handle).flatMap { bearers.values[$0].machine.frame(response: pdu) }
+        if let frame {
+            sendL2CAPFrame(frame, on: handle, priority: .response)
+        } else {
+            sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
         }
     }
 
-    private func setMTU(_ mtu: Int, on handle: UInt16, notifyServer: Bool = true) {
+    /// The bearer took a new ATT_MTU: the connection and the application hear of it (the
+    /// server reads it with each PDU).
+    private func setMTU(_ mtu: Int, on handle: UInt16) {
         guard hasBearer(handle) else { return }
-        bearers[handle]!.mtu = mtu
         connections[handle]?.attMTU = mtu
         emit(.attMTUChanged(handle: handle, mtu: mtu))
-        if notifyServer, let server = attServer { spawn { await server.attMTUChanged(mtu, connection: handle) } }
     }
 
     private func wakeNextRequestWaiter(_ handle: UInt16) {
@@ -302,16 +245,17 @@ extension Host {
         }
     }
 
-    /// §3.3.3: a transaction not completed within 30 s ends the bearer; the link is closed.
-    /// A protocol violation by the peer: fail the bearer and close the link.
-    private func violation(_ handle: UInt16, _ what: String) {
-        failBearer(handle, with: .protocolViolation(what))
+    /// A protocol violation by the peer (the bearer said `.close`): fail the bearer and close
+    /// the link.
+    private func violation(_ handle: UInt16, _ error: ATTBearerError) {
+        failBearer(handle, with: error)
         spawn { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
     }
 
     /// Ends every transaction of a bearer with `error` and removes it: after a disconnection,
     /// a timeout (§3.3.3: no further ATT on this bearer) or a violation, nothing more is sent.
-    func failBearer(_ handle: UInt16, with error: ATTBearerError) {
+    /// `unfinished`: what the bearer already reported left unanswered when it closed itself.
+    func failBearer(_ handle: UInt16, with error: ATTBearerError, unfinished: ATTBearer.Unfinished? = nil) {
         guard var bearer = bearers.removeValue(forKey: handle) else { return }
         if bearers.isEmpty {
             // No transaction can be pending: the watchdog's wake-up would find nothing.
@@ -319,8 +263,9 @@ extension Host {
             transactionWatchdog = nil
         }
         if bearer.awaitsReadiness { readinessInterest -= 1 }
-        if case .awaiting(_, _, let continuation) = bearer.request { continuation.resume(returning: .failure(error)) }
-        if case .awaiting(_, let continuation) = bearer.indication { continuation.resume(returning: .failure(error)) }
+        let unfinished = unfinished ?? bearer.machine.linkLost()
+        if let id = unfinished.request { bearer.completeRequest(id, with: .failure(error)) }
+        if let id = unfinished.indication { bearer.completeIndication(id, with: .failure(error)) }
         bearer.requestWaiters.resumeAll()
         bearer.indicationWaiters.resumeAll()
         bearer.readinessWaiters.resumeAll()

@@ -25,12 +25,10 @@ extension Host {
     /// watchdog ends — when none is pending.
     private func expireTransactions() -> Duration? {
         let now = timeline.now()
-        var overdue: [UInt16] = []
-        for (handle, bearer) in bearers where bearer.pendingDeadlines.contains(where: { $0 <= now }) {
-            overdue.append(handle)
-        }
-        for handle in overdue.sorted() {
-            failBearer(handle, with: .transactionTimeout)
+        for handle in bearers.keys.sorted() {
+            guard let unfinished = bearers[handle]!.machine.timeout(at: now) else { continue }
+            // The bearer ends (§3.3.3: no further ATT on it): its callers fail, the link closes.
+            failBearer(handle, with: .transactionTimeout, unfinished: unfinished)
             spawn { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
         }
         let next = nextTransactionDeadline()
@@ -39,21 +37,7 @@ extension Host {
     }
 
     private func nextTransactionDeadline() -> Duration? {
-        bearers.values.lazy.flatMap(\.pendingDeadlines).min()
-    }
-}
-
-extension ATTBearerState {
-    /// The deadlines of the transactions still pending.
-    var pendingDeadlines: [Duration] {
-        var deadlines: [Duration] = []
-        if case .awaiting(_, let id, _) = request, let deadline = requestDeadline, deadline.id == id {
-            deadlines.append(deadline.at)
-        }
-        if case .awaiting(let id, _) = indication, let deadline = indicationDeadline, deadline.id == id {
-            deadlines.append(deadline.at)
-        }
-        return deadlines
+        bearers.values.lazy.compactMap(\.machine.nextDeadline).min()
     }
 }
 

@@ -63,8 +63,8 @@ public final class GATTServerHandler: ATTServerHandler {
         try state.withLock { try body(&$0.server) }
     }
 
-    nonisolated(nonsending) public func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU? {
-        var outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection)) }
+    nonisolated(nonsending) public func handle(_ pdu: ATTPDU, connection: UInt16, mtu: Int) async -> ATTPDU? {
+        var outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection), attMTU: mtu) }
         // The application may be asked several times (Read Multiple of dynamic values).
         while true {
             switch outcome {
@@ -112,10 +112,6 @@ public final class GATTServerHandler: ATTServerHandler {
             break
         }
         return true
-    }
-
-    public func attMTUChanged(_ mtu: Int, connection: UInt16) async {
-        state.withLock { $0.server.setMTU(mtu, for: GATTConnectionID(connection)) }
     }
 
     public func connectionEnded(_ connection: UInt16) async {

@@ -98,7 +98,9 @@ extension Host {
             supervisionTimeout: timeout)
         connections[handle] = info
         acl.addLink(handle)
-        bearers[handle] = ATTBearerState()
+        bearers[handle] = ATTBearerState(
+            ATTBearer(
+                preferredMTU: configuration.preferredATTMTU, transactionTimeout: configuration.attTransactionTimeout))
         emit(.connected(info))
         deliverEarlyACL(for: handle)
     }

@@ -26,6 +26,20 @@ struct MTUAndSignedWriteTests {
         #expect(server.mtu(for: client1) == 100)
     }
 
+    @Test("Part F §3.4.2: the bearer owns the ATT_MTU; given with each PDU, it sizes the answers")
+    func bearerMTU() throws {
+        var server = try testServer()
+        let read = ATTPDU.readRequest(.init(handle: 0x001F))
+        // An exchange the bearer made as client: the server hears of it with the next PDU.
+        #expect(
+            server.handle(read, connection: client1, attMTU: 51).response
+                == .readResponse(.init(value: longValue[0..<50])))
+        #expect(server.mtu(for: client1) == 51)
+        #expect(
+            server.handle(read, connection: client1, attMTU: 0).response
+                == .readResponse(.init(value: longValue[0..<22])))
+    }
+
     @Test("The configured Server Rx MTU bounds ATT_MTU and never goes below 23")
     func configuredMTU() throws {
         var server = try testServer(GATTServer.Configuration(mtu: 10))

@@ -9,7 +9,7 @@ import Testing
 /// A GATT server stand-in: answers reads after a virtual delay, so tests can overlap requests.
 struct SlowServer: ATTServerHandler {
     let clock: VirtualClock
-    func handle(_ pdu: ATTPDU, connection: UInt16) async -> ATTPDU? {
+    func handle(_ pdu: ATTPDU, connection: UInt16, mtu: Int) async -> ATTPDU? {
         try? await clock.sleep(for: .milliseconds(50))
         guard case .readRequest(let read) = pdu else { return nil }
         return .readResponse(.init(value: [UInt8(truncatingIfNeeded: read.handle)]))
@@ -259,6 +259,27 @@ struct HostATTBearerTests {
             harness.controller.injectATT(.exchangeMTUResponse(.init(serverRxMTU: 185)))
             #expect(try await exchange.value == 185)
             #expect(await harness.host.attMTU(on: 0x0040) == 185)
+        }
+    }
+
+    @Test("§3.4.2 one ATT_MTU per bearer: after our exchange as client, our server answers by it")
+    func serverReadsBearerMTU() async throws {
+        var script = ScriptedController.Script()
+        script.aclBufferSize = 251  // the response in one ACL packet, as `sentATT` reads them
+        try await HostHarness.run(script: script) { harness in
+            await harness.host.setATTServer(GATTServerHandler(server: try testServer()))
+            harness.controller.connect()
+            try await harness.settle()
+            let exchange = Task(executorPreference: harness.simulation.executor) {
+                try await harness.host.exchangeMTU(on: 0x0040)
+            }
+            try await harness.settle()
+            harness.controller.injectATT(.exchangeMTUResponse(.init(serverRxMTU: 185)))
+            #expect(try await exchange.value == 185)
+            // The 100-octet value: cut to 22 octets at the default ATT_MTU, whole at 185.
+            harness.controller.injectATT(.readRequest(.init(handle: 0x001F)))
+            try await harness.settle()
+            #expect(harness.controller.sentATT().last == .readResponse(.init(value: longValue[...])))
         }
     }
 

@@ -62,7 +62,7 @@ extension GATTClient {
     /// The bearer's current ATT_MTU, never below the LE default of 23 (Vol 3 Part F §3.2.8), so
     /// that the part sizes derived from it stay positive even over a broken bearer.
     var currentMTU: Int {
-        get async { max(await bearer.mtu, 23) }
+        get async { max(await bearer.mtu, ATTBearer.defaultMTU) }
     }
 }
 

@@ -5,9 +5,10 @@ import BLEWire
 /// sent (`handle(_:connection:)`) and does what the `GATTServerOutcome` says: send a response,
 /// ask the application (whose answer comes back through `complete(_:with:)`), apply a new MTU …
 ///
-/// Per connection it keeps the ATT_MTU, the link security, Client Characteristic
-/// Configurations, Client Supported Features, change awareness (Robust Caching, §2.5.2.1), the
-/// prepare-write queue and the indications awaiting confirmation.
+/// Per connection it keeps the ATT_MTU (its bearer's, given with each PDU by
+/// `handle(_:connection:attMTU:)`; its own exchange's when run alone), the link security,
+/// Client Characteristic Configurations, Client Supported Features, change awareness (Robust
+/// Caching, §2.5.2.1), the prepare-write queue and the indications awaiting confirmation.
 public struct GATTServer: Sendable {
     /// Server-wide settings.
     public struct Configuration: Hashable, Sendable {
@@ -20,7 +21,7 @@ public struct GATTServer: Sendable {
         public var minimumEncryptionKeySize: Int
 
         public init(mtu: Int = 247, prepareQueueLimit: Int = 64, minimumEncryptionKeySize: Int = 7) {
-            self.mtu = max(mtu, 23)
+            self.mtu = max(mtu, ATTBearer.defaultMTU)
             self.prepareQueueLimit = max(prepareQueueLimit, 0)
             self.minimumEncryptionKeySize = minimumEncryptionKeySize
         }
@@ -104,15 +105,7 @@ public struct GATTServer: Sendable {
     }
 
     /// The ATT_MTU in use with a client (23 until exchanged, or for an unknown connection).
-    public func mtu(for connection: GATTConnectionID) -> Int { connections[connection]?.mtu ?? 23 }
-
-    /// The bearer's ATT_MTU changed by an exchange the local client started (Vol 3 Part F
-    /// §3.4.2: one ATT_MTU per bearer, both directions).
-    public mutating func setMTU(_ mtu: Int, for connection: GATTConnectionID) {
-        if connections[connection] == nil { connections[connection] = GATTServerConnection(security: .none) }
-        connections[connection]?.mtu = max(23, mtu)
-        connections[connection]?.mtuExchanged = true
-    }
+    public func mtu(for connection: GATTConnectionID) -> Int { connections[connection]?.mtu ?? ATTBearer.defaultMTU }
 
     /// The connected clients, in order.
     public var connectedClients: [GATTConnectionID] { connections.keys.sorted() }
@@ -164,6 +157,14 @@ public struct GATTServer: Sendable {
         }
     }
 
+    /// Handles one PDU on a bearer whose ATT_MTU is `attMTU`: the bearer owns the ATT_MTU
+    /// (Part F §3.4.2), the server sizes its answers by it.
+    public mutating func handle(_ pdu: ATTPDU, connection id: GATTConnectionID, attMTU: Int) -> GATTServerOutcome {
+        if connections[id] == nil { connections[id] = GATTServerConnection(security: .none) }
+        connections[id]?.mtu = max(attMTU, ATTBearer.defaultMTU)
+        return handle(pdu, connection: id)
+    }
+
     /// Handles a PDU as received, decoding it first. A PDU that does not decode, or is longer
     /// than the ATT_MTU, goes to `handleUndecodable(opcode:connection:)`.
     public mutating func handle(bytes: ArraySlice<UInt8>, connection id: GATTConnectionID) -> GATTServerOutcome {
@@ -196,7 +197,7 @@ public struct GATTServer: Sendable {
     mutating func exchangeMTU(_ request: ATT.ExchangeMTURequest, _ id: GATTConnectionID) -> GATTServerOutcome {
         let response = ATT.ExchangeMTUResponse(serverRxMTU: UInt16(clamping: configuration.mtu)).pdu
         guard connections[id]?.mtuExchanged == false else { return .respond(response) }
-        let mtu = max(min(Int(request.clientRxMTU), configuration.mtu), 23)
+        let mtu = ATTBearer.exchangedMTU(clientRxMTU: Int(request.clientRxMTU), serverRxMTU: configuration.mtu)
         connections[id]?.mtu = mtu
         connections[id]?.mtuExchanged = true
         return .mtuExchanged(response: response, mtu: mtu)

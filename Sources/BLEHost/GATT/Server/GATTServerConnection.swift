@@ -76,7 +76,7 @@ public struct GATTBondedClientState: Hashable, Sendable {
 /// The server's state for one connected client.
 struct GATTServerConnection: Sendable {
     /// ATT_MTU (Part F §3.2.8): 23 until exchanged.
-    var mtu = 23
+    var mtu = ATTBearer.defaultMTU
     var mtuExchanged = false
     var security: LinkSecurity
     /// Granted by the application for attributes that require authorization.
