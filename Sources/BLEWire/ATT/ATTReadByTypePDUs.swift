@@ -34,7 +34,7 @@ extension ATT {
 
     /// ATT_READ_BY_TYPE_RSP (Core 5.4 Vol 3 Part F §3.4.4.2): Length (octets per entry, ≥ 2),
     /// then a non-empty Attribute Data List of equally long (handle, value) pairs.
-    public struct ReadByTypeResponse: ATTPDUParameters, CustomRendering {
+    public struct ReadByTypeResponse: ATTAttributeDataListResponse {
         public static let opcode = ATTOpcode.readByTypeResponse
 
         /// One handle-value pair; `value` is a slice of the PDU.
@@ -56,9 +56,6 @@ extension ATT {
 
         public let entries: EntryList<Entry>
 
-        /// The Length field: octets per handle-value pair.
-        @inlinable public var length: UInt8 { UInt8(truncatingIfNeeded: entries.stride) }
-
         /// The pairs; nil when empty, when the values differ in length, or when a pair exceeds
         /// the 255 octets the Length field can state.
         public init?(entries: [Entry]) {
@@ -75,22 +72,13 @@ extension ATT {
             self.entries = EntryList(validated: writer.bytes[...], stride: stride)
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Read By Type Response"
-            entries = try ATT.decodeLengthPrefixedList(&reader, minimumLength: 2)
-        }
+        @inlinable
+        public init(validatedEntries entries: EntryList<Entry>) { self.entries = entries }
 
-        public func encode(into writer: inout ByteWriter) {
-            writer.u8(length)
-            writer.append(entries.bytes)
-        }
+        public static let context: StaticString = "ATT Read By Type Response"
+        public static let minimumLength = 2
 
         public var pdu: ATTPDU { .readByTypeResponse(self) }
-
-        public var rendered: RenderedValue {
-            .object(
-                name: nil, fields: [("length", .unsigned(UInt64(length))), ("entries", entries.rendered)])
-        }
     }
 
     /// ATT_READ_BY_GROUP_TYPE_REQ (Core 5.4 Vol 3 Part F §3.4.4.9): the grouping attributes of a
@@ -128,7 +116,7 @@ extension ATT {
 
     /// ATT_READ_BY_GROUP_TYPE_RSP (Core 5.4 Vol 3 Part F §3.4.4.10): Length (octets per entry,
     /// ≥ 4), then a non-empty Attribute Data List of (handle, end group handle, value) entries.
-    public struct ReadByGroupTypeResponse: ATTPDUParameters, CustomRendering {
+    public struct ReadByGroupTypeResponse: ATTAttributeDataListResponse {
         public static let opcode = ATTOpcode.readByGroupTypeResponse
 
         /// One Attribute Data entry (Table 3.26); `value` is a slice of the PDU.
@@ -153,9 +141,6 @@ extension ATT {
 
         public let entries: EntryList<Entry>
 
-        /// The Length field: octets per entry.
-        @inlinable public var length: UInt8 { UInt8(truncatingIfNeeded: entries.stride) }
-
         /// The entries; nil when empty, when the values differ in length, or when an entry
         /// exceeds 255 octets.
         public init?(entries: [Entry]) {
@@ -173,22 +158,13 @@ extension ATT {
             self.entries = EntryList(validated: writer.bytes[...], stride: stride)
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Read By Group Type Response"
-            entries = try ATT.decodeLengthPrefixedList(&reader, minimumLength: 4)
-        }
+        @inlinable
+        public init(validatedEntries entries: EntryList<Entry>) { self.entries = entries }
 
-        public func encode(into writer: inout ByteWriter) {
-            writer.u8(length)
-            writer.append(entries.bytes)
-        }
+        public static let context: StaticString = "ATT Read By Group Type Response"
+        public static let minimumLength = 4
 
         public var pdu: ATTPDU { .readByGroupTypeResponse(self) }
-
-        public var rendered: RenderedValue {
-            .object(
-                name: nil, fields: [("length", .unsigned(UInt64(length))), ("entries", entries.rendered)])
-        }
     }
 
     /// Reads a Length octet and the Attribute Data List it describes (Read By Type and Read By
@@ -214,5 +190,40 @@ extension ATT {
                 "Attribute Data List", .lengthMismatch(declared: length, actual: list.count), at: offset)
         }
         return EntryList(validated: list, stride: length)
+    }
+}
+
+/// Read By Type and Read By Group Type Responses (Core 5.4 Vol 3 Part F §3.4.4.2, §3.4.4.10):
+/// a Length octet (octets per entry), then a non-empty list of equally long entries. One
+/// decoder, encoder and rendering for both; only the entry differs.
+public protocol ATTAttributeDataListResponse: ATTPDUParameters, CustomRendering {
+    associatedtype Entry: ATTListEntry
+    var entries: ATT.EntryList<Entry> { get }
+    /// From a list already checked (by decoding or a validating initializer).
+    init(validatedEntries: ATT.EntryList<Entry>)
+    /// Decoding context, e.g. "ATT Read By Type Response".
+    static var context: StaticString { get }
+    /// The octets of an entry's fixed fields: the least valid Length.
+    static var minimumLength: Int { get }
+}
+
+extension ATTAttributeDataListResponse {
+    /// The Length field: octets per entry.
+    @inlinable public var length: UInt8 { UInt8(truncatingIfNeeded: entries.stride) }
+
+    @inlinable
+    public init(from reader: inout ByteReader) throws(DecodeError) {
+        reader.context = Self.context
+        self.init(validatedEntries: try ATT.decodeLengthPrefixedList(&reader, minimumLength: Self.minimumLength))
+    }
+
+    @inlinable
+    public func encode(into writer: inout ByteWriter) {
+        writer.u8(length)
+        writer.append(entries.bytes)
+    }
+
+    public var rendered: RenderedValue {
+        .object(name: nil, fields: [("length", .unsigned(UInt64(length))), ("entries", entries.rendered)])
     }
 }

@@ -81,31 +81,15 @@ extension ATT {
 
     /// ATT_READ_MULTIPLE_REQ (Core 5.4 Vol 3 Part F §3.4.4.7): the values of two or more
     /// attributes of known length.
-    public struct ReadMultipleRequest: ATTPDUParameters, CustomRendering {
+    public struct ReadMultipleRequest: ATTHandleListRequest {
         public static let opcode = ATTOpcode.readMultipleRequest
+        public static let context: StaticString = "ATT Read Multiple Request"
 
         public let setOfHandles: HandleList
 
         public init(setOfHandles: HandleList) { self.setOfHandles = setOfHandles }
 
-        /// Nil unless there are at least two handles.
-        public init?(handles: [UInt16]) {
-            guard let list = HandleList(handles) else { return nil }
-            setOfHandles = list
-        }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Read Multiple Request"
-            setOfHandles = try HandleList(from: &reader)
-        }
-
-        public func encode(into writer: inout ByteWriter) { writer.append(setOfHandles.bytes) }
-
         public var pdu: ATTPDU { .readMultipleRequest(self) }
-
-        public var rendered: RenderedValue {
-            .object(name: nil, fields: [("setOfHandles", setOfHandles.rendered)])
-        }
     }
 
     /// ATT_READ_MULTIPLE_RSP (Core 5.4 Vol 3 Part F §3.4.4.8): the values concatenated with no
@@ -129,31 +113,15 @@ extension ATT {
 
     /// ATT_READ_MULTIPLE_VARIABLE_REQ (Core 5.4 Vol 3 Part F §3.4.4.11): the values of two or
     /// more attributes, each returned with its length.
-    public struct ReadMultipleVariableRequest: ATTPDUParameters, CustomRendering {
+    public struct ReadMultipleVariableRequest: ATTHandleListRequest {
         public static let opcode = ATTOpcode.readMultipleVariableRequest
+        public static let context: StaticString = "ATT Read Multiple Variable Request"
 
         public let setOfHandles: HandleList
 
         public init(setOfHandles: HandleList) { self.setOfHandles = setOfHandles }
 
-        /// Nil unless there are at least two handles.
-        public init?(handles: [UInt16]) {
-            guard let list = HandleList(handles) else { return nil }
-            setOfHandles = list
-        }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Read Multiple Variable Request"
-            setOfHandles = try HandleList(from: &reader)
-        }
-
-        public func encode(into writer: inout ByteWriter) { writer.append(setOfHandles.bytes) }
-
         public var pdu: ATTPDU { .readMultipleVariableRequest(self) }
-
-        public var rendered: RenderedValue {
-            .object(name: nil, fields: [("setOfHandles", setOfHandles.rendered)])
-        }
     }
 
     /// ATT_READ_MULTIPLE_VARIABLE_RSP (Core 5.4 Vol 3 Part F §3.4.4.12): a Length Value Tuple
@@ -263,5 +231,35 @@ extension ATT {
             .object(
                 name: nil, fields: [("tuples", tuples.rendered), ("isTruncated", .bool(isTruncated))])
         }
+    }
+}
+
+/// Read Multiple and Read Multiple Variable Length Requests carry the same Set Of Handles
+/// (Core 5.4 Vol 3 Part F §3.4.4.7, §3.4.4.11): one decoder, encoder and rendering for both.
+public protocol ATTHandleListRequest: ATTPDUParameters, CustomRendering {
+    var setOfHandles: ATT.HandleList { get }
+    init(setOfHandles: ATT.HandleList)
+    /// Decoding context, e.g. "ATT Read Multiple Request".
+    static var context: StaticString { get }
+}
+
+extension ATTHandleListRequest {
+    /// Nil unless there are at least two handles.
+    public init?(handles: [UInt16]) {
+        guard let list = ATT.HandleList(handles) else { return nil }
+        self.init(setOfHandles: list)
+    }
+
+    @inlinable
+    public init(from reader: inout ByteReader) throws(DecodeError) {
+        reader.context = Self.context
+        self.init(setOfHandles: try ATT.HandleList(from: &reader))
+    }
+
+    @inlinable
+    public func encode(into writer: inout ByteWriter) { writer.append(setOfHandles.bytes) }
+
+    public var rendered: RenderedValue {
+        .object(name: nil, fields: [("setOfHandles", setOfHandles.rendered)])
     }
 }

@@ -38,12 +38,10 @@ extension ATT {
 
     /// ATT_HANDLE_VALUE_CFM (Core 5.4 Vol 3 Part F §3.4.7.3): the client received an indication.
     /// No parameters.
-    public struct HandleValueConfirmation: ATTPDUParameters {
+    public struct HandleValueConfirmation: ATTPDUParameters, WireEmpty {
         public static let opcode = ATTOpcode.handleValueConfirmation
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         public var pdu: ATTPDU { .handleValueConfirmation(self) }
     }

@@ -17,12 +17,10 @@ extension ATT {
     }
 
     /// ATT_WRITE_RSP (Core 5.4 Vol 3 Part F §3.4.5.2): the write succeeded. No parameters.
-    public struct WriteResponse: ATTPDUParameters {
+    public struct WriteResponse: ATTPDUParameters, WireEmpty {
         public static let opcode = ATTOpcode.writeResponse
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         public var pdu: ATTPDU { .writeResponse(self) }
     }
@@ -112,7 +110,7 @@ extension ATT {
     }
 
     /// ATT_PREPARE_WRITE_REQ (Core 5.4 Vol 3 Part F §3.4.6.1): queue part of a value at an offset.
-    public struct PrepareWriteRequest: ATTPDUParameters {
+    public struct PrepareWriteRequest: ATTPrepareWriteParameters {
         public static let opcode = ATTOpcode.prepareWriteRequest
 
         public var handle: UInt16
@@ -125,25 +123,14 @@ extension ATT {
             self.partValue = partValue
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Prepare Write Request"
-            handle = try reader.u16("Attribute Handle")
-            valueOffset = try reader.u16("Value Offset")
-            partValue = reader.rest()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u16(handle)
-            writer.u16(valueOffset)
-            writer.append(partValue)
-        }
+        public static let context: StaticString = "ATT Prepare Write Request"
 
         public var pdu: ATTPDU { .prepareWriteRequest(self) }
     }
 
     /// ATT_PREPARE_WRITE_RSP (Core 5.4 Vol 3 Part F §3.4.6.2): echoes the queued request, so the
     /// client can check the server received it intact.
-    public struct PrepareWriteResponse: ATTPDUParameters {
+    public struct PrepareWriteResponse: ATTPrepareWriteParameters {
         public static let opcode = ATTOpcode.prepareWriteResponse
 
         public var handle: UInt16
@@ -161,18 +148,7 @@ extension ATT {
             self.init(handle: request.handle, valueOffset: request.valueOffset, partValue: request.partValue)
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "ATT Prepare Write Response"
-            handle = try reader.u16("Attribute Handle")
-            valueOffset = try reader.u16("Value Offset")
-            partValue = reader.rest()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u16(handle)
-            writer.u16(valueOffset)
-            writer.append(partValue)
-        }
+        public static let context: StaticString = "ATT Prepare Write Response"
 
         public var pdu: ATTPDU { .prepareWriteResponse(self) }
     }
@@ -210,12 +186,10 @@ extension ATT {
 
     /// ATT_EXECUTE_WRITE_RSP (Core 5.4 Vol 3 Part F §3.4.6.4): the queue was written or
     /// discarded. No parameters.
-    public struct ExecuteWriteResponse: ATTPDUParameters {
+    public struct ExecuteWriteResponse: ATTPDUParameters, WireEmpty {
         public static let opcode = ATTOpcode.executeWriteResponse
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         public var pdu: ATTPDU { .executeWriteResponse(self) }
     }
@@ -245,5 +219,34 @@ extension ATTHandleValueParameters {
     public func encode(into writer: inout ByteWriter) {
         writer.u16(handle)
         writer.append(value)
+    }
+}
+
+/// Prepare Write Request and Response carry the same fields (Core 5.4 Vol 3 Part F §3.4.6.1,
+/// §3.4.6.2), the response echoing the request: a handle, a value offset and a part value to
+/// the end of the PDU. One decoder and encoder for both.
+public protocol ATTPrepareWriteParameters: ATTPDUParameters {
+    /// Decoding context, e.g. "ATT Prepare Write Request".
+    static var context: StaticString { get }
+    init(handle: UInt16, valueOffset: UInt16, partValue: ArraySlice<UInt8>)
+    var handle: UInt16 { get }
+    var valueOffset: UInt16 { get }
+    /// A slice of the PDU when decoded.
+    var partValue: ArraySlice<UInt8> { get }
+}
+
+extension ATTPrepareWriteParameters {
+    @inlinable
+    public init(from reader: inout ByteReader) throws(DecodeError) {
+        reader.context = Self.context
+        let handle = try reader.u16("Attribute Handle")
+        self.init(handle: handle, valueOffset: try reader.u16("Value Offset"), partValue: reader.rest())
+    }
+
+    @inlinable
+    public func encode(into writer: inout ByteWriter) {
+        writer.u16(handle)
+        writer.u16(valueOffset)
+        writer.append(partValue)
     }
 }

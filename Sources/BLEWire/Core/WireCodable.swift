@@ -14,6 +14,20 @@ public protocol WireEncodable: Sendable {
 
 public typealias WireCodable = WireDecodable & WireEncodable
 
+/// A value with no octets on the wire (ATT Write Response, HCI Reset, …): decoding reads
+/// nothing and encoding writes nothing, written once here instead of in every such type.
+public protocol WireEmpty: WireCodable {
+    init()
+}
+
+extension WireEmpty {
+    @inlinable
+    public init(from reader: inout ByteReader) throws(DecodeError) { self.init() }
+
+    @inlinable
+    public func encode(into writer: inout ByteWriter) {}
+}
+
 extension WireDecodable {
     /// Decodes a complete value: `bytes` must hold exactly one encoding.
     @inlinable

@@ -1,18 +1,14 @@
 extension SMP {
     /// Encryption Information (Core 5.4 Vol 3 Part H §3.6.2): the LTK distributed in LE legacy
     /// pairing (Secure Connections derives it instead).
-    public struct EncryptionInformation: SMPCommandParameters {
+    public struct EncryptionInformation: SMPSingleFieldCommand {
         public static let code = SMPCode.encryptionInformation
+        public static var names: SMPFieldNames { ("SMP Encryption Information", "Long Term Key") }
         public var longTermKey: SMPKey128
 
         public init(longTermKey: SMPKey128) { self.longTermKey = longTermKey }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Encryption Information"
-            longTermKey = try SMPKey128(from: &reader, field: "Long Term Key")
-        }
-
-        public func encode(into writer: inout ByteWriter) { longTermKey.encode(into: &writer) }
+        public init(_ field: SMPKey128) { longTermKey = field }
+        public var field: SMPKey128 { longTermKey }
         public var command: SMPCommand { .encryptionInformation(self) }
     }
 
@@ -43,18 +39,14 @@ extension SMP {
     }
 
     /// Identity Information (Core 5.4 Vol 3 Part H §3.6.4): the Identity Resolving Key.
-    public struct IdentityInformation: SMPCommandParameters {
+    public struct IdentityInformation: SMPSingleFieldCommand {
         public static let code = SMPCode.identityInformation
+        public static var names: SMPFieldNames { ("SMP Identity Information", "Identity Resolving Key") }
         public var identityResolvingKey: SMPKey128
 
         public init(identityResolvingKey: SMPKey128) { self.identityResolvingKey = identityResolvingKey }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Identity Information"
-            identityResolvingKey = try SMPKey128(from: &reader, field: "Identity Resolving Key")
-        }
-
-        public func encode(into writer: inout ByteWriter) { identityResolvingKey.encode(into: &writer) }
+        public init(_ field: SMPKey128) { identityResolvingKey = field }
+        public var field: SMPKey128 { identityResolvingKey }
         public var command: SMPCommand { .identityInformation(self) }
     }
 
@@ -95,35 +87,27 @@ extension SMP {
 
     /// Signing Information (Core 5.4 Vol 3 Part H §3.6.6): the Connection Signature Resolving
     /// Key used for signed ATT writes.
-    public struct SigningInformation: SMPCommandParameters {
+    public struct SigningInformation: SMPSingleFieldCommand {
         public static let code = SMPCode.signingInformation
+        public static var names: SMPFieldNames { ("SMP Signing Information", "Signature Key") }
         public var signatureKey: SMPKey128
 
         public init(signatureKey: SMPKey128) { self.signatureKey = signatureKey }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Signing Information"
-            signatureKey = try SMPKey128(from: &reader, field: "Signature Key")
-        }
-
-        public func encode(into writer: inout ByteWriter) { signatureKey.encode(into: &writer) }
+        public init(_ field: SMPKey128) { signatureKey = field }
+        public var field: SMPKey128 { signatureKey }
         public var command: SMPCommand { .signingInformation(self) }
     }
 
     /// Security Request (Core 5.4 Vol 3 Part H §3.6.7): the peripheral asks the central to pair
     /// or to encrypt with a stored key, stating the security it needs.
-    public struct SecurityRequest: SMPCommandParameters {
+    public struct SecurityRequest: SMPSingleFieldCommand {
         public static let code = SMPCode.securityRequest
+        public static var names: SMPFieldNames { ("SMP Security Request", "AuthReq") }
         public var authReq: AuthReq
 
         public init(authReq: AuthReq) { self.authReq = authReq }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Security Request"
-            authReq = AuthReq(rawValue: try reader.u8("AuthReq"))
-        }
-
-        public func encode(into writer: inout ByteWriter) { writer.u8(authReq.rawValue) }
+        public init(_ field: AuthReq) { authReq = field }
+        public var field: AuthReq { authReq }
         public var command: SMPCommand { .securityRequest(self) }
     }
 }

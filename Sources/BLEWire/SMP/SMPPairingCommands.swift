@@ -8,6 +8,60 @@ public protocol SMPCommandParameters: WireCodable, WireRenderable, Hashable {
     var command: SMPCommand { get }
 }
 
+/// An SMP command whose parameters are one field: a 128-bit value (Pairing Confirm, Random,
+/// DHKey Check, Encryption, Identity and Signing Information) or a one-octet code (Pairing
+/// Failed, Security Request, Keypress Notification). The codec is written once here; each type
+/// keeps its own property name (what renders) and states its decoding context and field name.
+public protocol SMPSingleFieldCommand: SMPCommandParameters {
+    associatedtype Field: SMPSingleField
+    /// Decoding context and field name, e.g. ("SMP Pairing Confirm", "Confirm Value").
+    static var names: SMPFieldNames { get }
+    init(_ field: Field)
+    var field: Field { get }
+}
+
+extension SMPSingleFieldCommand {
+    @inlinable
+    public init(from reader: inout ByteReader) throws(DecodeError) {
+        reader.context = Self.names.context
+        self.init(try Field(from: &reader, field: Self.names.field))
+    }
+
+    @inlinable
+    public func encode(into writer: inout ByteWriter) { field.encode(into: &writer) }
+}
+
+/// The names a decode error gives: the command (context) and its one field.
+public typealias SMPFieldNames = (context: StaticString, field: StaticString)
+
+/// A field that is a whole SMP command's parameters (see `SMPSingleFieldCommand`).
+public protocol SMPSingleField: Hashable, Sendable {
+    init(from reader: inout ByteReader, field: StaticString) throws(DecodeError)
+    func encode(into writer: inout ByteWriter)
+}
+
+extension SMPKey128: SMPSingleField {}
+
+/// A one-octet SMP field whose every value is kept (reserved ones too).
+public protocol SMPOctetField: SMPSingleField {
+    init(rawValue: UInt8)
+    var rawValue: UInt8 { get }
+}
+
+extension SMPOctetField {
+    @inlinable
+    public init(from reader: inout ByteReader, field: StaticString) throws(DecodeError) {
+        self.init(rawValue: try reader.u8(field))
+    }
+
+    @inlinable
+    public func encode(into writer: inout ByteWriter) { writer.u8(rawValue) }
+}
+
+extension SMP.AuthReq: SMPOctetField {}
+extension SMP.PairingFailedReason: SMPOctetField {}
+extension SMP.KeypressNotificationType: SMPOctetField {}
+
 /// Pairing Request and Pairing Response carry the same six fields (Core 5.4 Vol 3 Part H
 /// §3.5.1, §3.5.2); they differ only in their code and in who sends them. The fields live in
 /// `SMP.PairingFeatures` and are reachable directly (`request.authReq`).
@@ -125,51 +179,39 @@ extension SMP {
 
     /// Pairing Confirm (Core 5.4 Vol 3 Part H §3.5.3): Mconfirm / Sconfirm, from c1 (legacy) or
     /// f4 (Secure Connections).
-    public struct PairingConfirm: SMPCommandParameters {
+    public struct PairingConfirm: SMPSingleFieldCommand {
         public static let code = SMPCode.pairingConfirm
+        public static var names: SMPFieldNames { ("SMP Pairing Confirm", "Confirm Value") }
         public var confirmValue: SMPKey128
 
         public init(confirmValue: SMPKey128) { self.confirmValue = confirmValue }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Pairing Confirm"
-            confirmValue = try SMPKey128(from: &reader, field: "Confirm Value")
-        }
-
-        public func encode(into writer: inout ByteWriter) { confirmValue.encode(into: &writer) }
+        public init(_ field: SMPKey128) { confirmValue = field }
+        public var field: SMPKey128 { confirmValue }
         public var command: SMPCommand { .pairingConfirm(self) }
     }
 
     /// Pairing Random (Core 5.4 Vol 3 Part H §3.5.4): Mrand / Srand (legacy) or Na / Nb
     /// (Secure Connections).
-    public struct PairingRandom: SMPCommandParameters {
+    public struct PairingRandom: SMPSingleFieldCommand {
         public static let code = SMPCode.pairingRandom
+        public static var names: SMPFieldNames { ("SMP Pairing Random", "Random Value") }
         public var randomValue: SMPKey128
 
         public init(randomValue: SMPKey128) { self.randomValue = randomValue }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Pairing Random"
-            randomValue = try SMPKey128(from: &reader, field: "Random Value")
-        }
-
-        public func encode(into writer: inout ByteWriter) { randomValue.encode(into: &writer) }
+        public init(_ field: SMPKey128) { randomValue = field }
+        public var field: SMPKey128 { randomValue }
         public var command: SMPCommand { .pairingRandom(self) }
     }
 
     /// Pairing Failed (Core 5.4 Vol 3 Part H §3.5.5).
-    public struct PairingFailed: SMPCommandParameters {
+    public struct PairingFailed: SMPSingleFieldCommand {
         public static let code = SMPCode.pairingFailed
+        public static var names: SMPFieldNames { ("SMP Pairing Failed", "Reason") }
         public var reason: PairingFailedReason
 
         public init(reason: PairingFailedReason) { self.reason = reason }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Pairing Failed"
-            reason = PairingFailedReason(try reader.u8("Reason"))
-        }
-
-        public func encode(into writer: inout ByteWriter) { writer.u8(reason.rawValue) }
+        public init(_ field: PairingFailedReason) { reason = field }
+        public var field: PairingFailedReason { reason }
         public var command: SMPCommand { .pairingFailed(self) }
     }
 
@@ -200,37 +242,27 @@ extension SMP {
     }
 
     /// Pairing DHKey Check (Core 5.4 Vol 3 Part H §3.5.7): Ea / Eb from f6.
-    public struct PairingDHKeyCheck: SMPCommandParameters {
+    public struct PairingDHKeyCheck: SMPSingleFieldCommand {
         public static let code = SMPCode.pairingDHKeyCheck
+        public static var names: SMPFieldNames { ("SMP Pairing DHKey Check", "DHKey Check") }
         public var dhKeyCheck: SMPKey128
 
         public init(dhKeyCheck: SMPKey128) { self.dhKeyCheck = dhKeyCheck }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Pairing DHKey Check"
-            dhKeyCheck = try SMPKey128(from: &reader, field: "DHKey Check")
-        }
-
-        public func encode(into writer: inout ByteWriter) { dhKeyCheck.encode(into: &writer) }
+        public init(_ field: SMPKey128) { dhKeyCheck = field }
+        public var field: SMPKey128 { dhKeyCheck }
         public var command: SMPCommand { .pairingDHKeyCheck(self) }
     }
 
     /// Keypress Notification (Core 5.4 Vol 3 Part H §3.5.8), sent during Passkey Entry when
     /// both sides set the Keypress bit.
-    public struct KeypressNotification: SMPCommandParameters {
+    public struct KeypressNotification: SMPSingleFieldCommand {
         public static let code = SMPCode.keypressNotification
+        public static var names: SMPFieldNames { ("SMP Keypress Notification", "Notification Type") }
         public var notificationType: KeypressNotificationType
 
-        public init(notificationType: KeypressNotificationType) {
-            self.notificationType = notificationType
-        }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "SMP Keypress Notification"
-            notificationType = KeypressNotificationType(rawValue: try reader.u8("Notification Type"))
-        }
-
-        public func encode(into writer: inout ByteWriter) { writer.u8(notificationType.rawValue) }
+        public init(notificationType: KeypressNotificationType) { self.notificationType = notificationType }
+        public init(_ field: KeypressNotificationType) { notificationType = field }
+        public var field: KeypressNotificationType { notificationType }
         public var command: SMPCommand { .keypressNotification(self) }
     }
 }

@@ -2,14 +2,12 @@
 
 extension HCI {
     /// HCI_Reset (Core 5.4 Vol 4 Part E §7.3.2).
-    public struct Reset: HCICommandWithCompleteEvent, Hashable {
+    public struct Reset: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public typealias ReturnParameters = StatusReturnParameters
         public static let opcode = HCIOpcode(ogf: HCIOpcode.controllerAndBaseband, ocf: 0x0003)
         public static let name = "Reset"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
     }
 
     /// HCI_Set_Event_Mask (Core 5.4 Vol 4 Part E §7.3.1).
@@ -210,13 +208,11 @@ extension HCI {
     }
 
     /// HCI_Read_LE_Host_Support (Core 5.4 Vol 4 Part E §7.3.78).
-    public struct ReadLEHostSupport: HCICommandWithCompleteEvent, Hashable {
+    public struct ReadLEHostSupport: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.controllerAndBaseband, ocf: 0x006C)
         public static let name = "Read LE Host Support"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.3.78).
         public struct ReturnParameters: HCIReturnParameters, Hashable {

@@ -26,13 +26,11 @@ extension HCI {
     }
 
     /// HCI_Read_Local_Version_Information (Core 5.4 Vol 4 Part E §7.4.1).
-    public struct ReadLocalVersionInformation: HCICommandWithCompleteEvent, Hashable {
+    public struct ReadLocalVersionInformation: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.informationalParameters, ocf: 0x0001)
         public static let name = "Read Local Version Information"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.1).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -84,13 +82,11 @@ extension HCI {
 
     /// HCI_Read_Local_Supported_Commands (Core 5.4 Vol 4 Part E §7.4.2): the 64-octet bitmap of
     /// §6.27, as `HCISupportedCommands`.
-    public struct ReadLocalSupportedCommands: HCICommandWithCompleteEvent, Hashable {
+    public struct ReadLocalSupportedCommands: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.informationalParameters, ocf: 0x0002)
         public static let name = "Read Local Supported Commands"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.2).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -117,13 +113,11 @@ extension HCI {
     }
 
     /// HCI_Read_Local_Supported_Features (Core 5.4 Vol 4 Part E §7.4.3): LMP features page 0.
-    public struct ReadLocalSupportedFeatures: HCICommandWithCompleteEvent, Hashable {
+    public struct ReadLocalSupportedFeatures: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.informationalParameters, ocf: 0x0003)
         public static let name = "Read Local Supported Features"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.3).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -204,13 +198,11 @@ extension HCI {
 
     /// HCI_Read_Buffer_Size (Core 5.4 Vol 4 Part E §7.4.5): the controller's shared BR/EDR and
     /// LE ACL buffers, used when LE Read Buffer Size reports zero.
-    public struct ReadBufferSize: HCICommandWithCompleteEvent, Hashable {
+    public struct ReadBufferSize: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.informationalParameters, ocf: 0x0005)
         public static let name = "Read Buffer Size"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.5).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -252,13 +244,11 @@ extension HCI {
     }
 
     /// HCI_Read_BD_ADDR (Core 5.4 Vol 4 Part E §7.4.6): the controller's public address.
-    public struct ReadBDADDR: HCICommandWithCompleteEvent, Hashable {
+    public struct ReadBDADDR: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.informationalParameters, ocf: 0x0009)
         public static let name = "Read BD_ADDR"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.4.6).
         public struct ReturnParameters: HCIReturnParameters, Hashable {

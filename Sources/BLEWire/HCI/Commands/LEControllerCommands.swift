@@ -22,13 +22,11 @@ extension HCI {
 
     /// HCI_LE_Read_Buffer_Size [v1] (Core 5.4 Vol 4 Part E §7.8.2): the LE ACL buffers; zero
     /// length means LE shares the buffers of HCI_Read_Buffer_Size.
-    public struct LEReadBufferSize: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadBufferSize: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0002)
         public static let name = "LE Read Buffer Size"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.2).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -61,13 +59,11 @@ extension HCI {
     }
 
     /// HCI_LE_Read_Buffer_Size [v2] (Core 5.4 Vol 4 Part E §7.8.2): LE ACL and ISO buffers.
-    public struct LEReadBufferSizeV2: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadBufferSizeV2: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0060)
         public static let name = "LE Read Buffer Size [v2]"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.2).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -109,13 +105,11 @@ extension HCI {
     }
 
     /// HCI_LE_Read_Local_Supported_Features (Core 5.4 Vol 4 Part E §7.8.3).
-    public struct LEReadLocalSupportedFeatures: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadLocalSupportedFeatures: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0003)
         public static let name = "LE Read Local Supported Features"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.3).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -162,13 +156,11 @@ extension HCI {
 
     /// HCI_LE_Read_Supported_States (Core 5.4 Vol 4 Part E §7.8.27): which combinations of link
     /// layer states the controller supports, one bit per row of the specification's table.
-    public struct LEReadSupportedStates: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadSupportedStates: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x001C)
         public static let name = "LE Read Supported States"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.27).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -197,13 +189,11 @@ extension HCI {
 
     /// HCI_LE_Read_Transmit_Power (Core 5.4 Vol 4 Part E §7.8.74): the range of transmit power
     /// the controller supports.
-    public struct LEReadTransmitPower: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadTransmitPower: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x004B)
         public static let name = "LE Read Transmit Power"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.74).
         public struct ReturnParameters: HCIReturnParameters, Hashable {

@@ -220,13 +220,11 @@ extension HCI {
     }
 
     /// HCI_LE_Read_Maximum_Advertising_Data_Length (Core 5.4 Vol 4 Part E §7.8.57).
-    public struct LEReadMaximumAdvertisingDataLength: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadMaximumAdvertisingDataLength: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x003A)
         public static let name = "LE Read Maximum Advertising Data Length"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.57).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -254,13 +252,11 @@ extension HCI {
     }
 
     /// HCI_LE_Read_Number_of_Supported_Advertising_Sets (Core 5.4 Vol 4 Part E §7.8.58).
-    public struct LEReadNumberOfSupportedAdvertisingSets: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadNumberOfSupportedAdvertisingSets: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x003B)
         public static let name = "LE Read Number of Supported Advertising Sets"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.58).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -305,14 +301,12 @@ extension HCI {
     }
 
     /// HCI_LE_Clear_Advertising_Sets (Core 5.4 Vol 4 Part E §7.8.60).
-    public struct LEClearAdvertisingSets: HCICommandWithCompleteEvent, Hashable {
+    public struct LEClearAdvertisingSets: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public typealias ReturnParameters = StatusReturnParameters
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x003D)
         public static let name = "LE Clear Advertising Sets"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
     }
 }
 

@@ -2,13 +2,11 @@
 
 extension HCI {
     /// HCI_LE_Read_Filter_Accept_List_Size (Core 5.4 Vol 4 Part E §7.8.14).
-    public struct LEReadFilterAcceptListSize: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadFilterAcceptListSize: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x000F)
         public static let name = "LE Read Filter Accept List Size"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.14).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -35,14 +33,12 @@ extension HCI {
     }
 
     /// HCI_LE_Clear_Filter_Accept_List (Core 5.4 Vol 4 Part E §7.8.15).
-    public struct LEClearFilterAcceptList: HCICommandWithCompleteEvent, Hashable {
+    public struct LEClearFilterAcceptList: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public typealias ReturnParameters = StatusReturnParameters
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0010)
         public static let name = "LE Clear Filter Accept List"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
     }
 
     /// HCI_LE_Add_Device_To_Filter_Accept_List (Core 5.4 Vol 4 Part E §7.8.16).

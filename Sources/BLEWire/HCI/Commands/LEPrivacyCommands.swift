@@ -41,7 +41,7 @@ extension HCI {
     }
 
     /// HCI_LE_Remove_Device_From_Resolving_List (Core 5.4 Vol 4 Part E §7.8.39).
-    public struct LERemoveDeviceFromResolvingList: HCICommandWithCompleteEvent, Hashable {
+    public struct LERemoveDeviceFromResolvingList: HCIPeerIdentityCommand {
         public typealias ReturnParameters = StatusReturnParameters
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0028)
         public static let name = "LE Remove Device From Resolving List"
@@ -54,37 +54,24 @@ extension HCI {
             self.peerIdentityAddress = peerIdentityAddress
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "LE Remove Device From Resolving List"
-            peerIdentityAddressType = AddressType(rawValue: try reader.u8("Peer_Identity_Address_Type"))
-            peerIdentityAddress = try BluetoothAddress(from: &reader, field: "Peer_Identity_Address")
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u8(peerIdentityAddressType.rawValue)
-            peerIdentityAddress.encode(into: &writer)
-        }
+        public static let context: StaticString = "LE Remove Device From Resolving List"
     }
 
     /// HCI_LE_Clear_Resolving_List (Core 5.4 Vol 4 Part E §7.8.40).
-    public struct LEClearResolvingList: HCICommandWithCompleteEvent, Hashable {
+    public struct LEClearResolvingList: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public typealias ReturnParameters = StatusReturnParameters
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0029)
         public static let name = "LE Clear Resolving List"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
     }
 
     /// HCI_LE_Read_Resolving_List_Size (Core 5.4 Vol 4 Part E §7.8.41).
-    public struct LEReadResolvingListSize: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadResolvingListSize: HCICommandWithCompleteEvent, Hashable, WireEmpty {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x002A)
         public static let name = "LE Read Resolving List Size"
 
         public init() {}
-        public init(from reader: inout ByteReader) throws(DecodeError) {}
-        public func encode(into writer: inout ByteWriter) {}
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.41).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
@@ -136,7 +123,7 @@ extension HCI {
     }
 
     /// HCI_LE_Read_Peer_Resolvable_Address (Core 5.4 Vol 4 Part E §7.8.42).
-    public struct LEReadPeerResolvableAddress: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadPeerResolvableAddress: HCIPeerIdentityCommand {
         public typealias ReturnParameters = ResolvableAddressReturnParameters
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x002B)
         public static let name = "LE Read Peer Resolvable Address"
@@ -149,20 +136,11 @@ extension HCI {
             self.peerIdentityAddress = peerIdentityAddress
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "LE Read Peer Resolvable Address"
-            peerIdentityAddressType = AddressType(rawValue: try reader.u8("Peer_Identity_Address_Type"))
-            peerIdentityAddress = try BluetoothAddress(from: &reader, field: "Peer_Identity_Address")
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u8(peerIdentityAddressType.rawValue)
-            peerIdentityAddress.encode(into: &writer)
-        }
+        public static let context: StaticString = "LE Read Peer Resolvable Address"
     }
 
     /// HCI_LE_Read_Local_Resolvable_Address (Core 5.4 Vol 4 Part E §7.8.43).
-    public struct LEReadLocalResolvableAddress: HCICommandWithCompleteEvent, Hashable {
+    public struct LEReadLocalResolvableAddress: HCIPeerIdentityCommand {
         public typealias ReturnParameters = ResolvableAddressReturnParameters
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x002C)
         public static let name = "LE Read Local Resolvable Address"
@@ -175,16 +153,7 @@ extension HCI {
             self.peerIdentityAddress = peerIdentityAddress
         }
 
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "LE Read Local Resolvable Address"
-            peerIdentityAddressType = AddressType(rawValue: try reader.u8("Peer_Identity_Address_Type"))
-            peerIdentityAddress = try BluetoothAddress(from: &reader, field: "Peer_Identity_Address")
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u8(peerIdentityAddressType.rawValue)
-            peerIdentityAddress.encode(into: &writer)
-        }
+        public static let context: StaticString = "LE Read Local Resolvable Address"
     }
 
     /// HCI_LE_Set_Address_Resolution_Enable (Core 5.4 Vol 4 Part E §7.8.44).
@@ -281,5 +250,33 @@ extension HCI {
             peerIdentityAddress.encode(into: &writer)
             writer.u8(privacyMode.rawValue)
         }
+    }
+}
+
+/// Commands whose parameters are a peer's identity address alone (Core 5.4 Vol 4 Part E
+/// §7.8.39, §7.8.42, §7.8.43): Peer_Identity_Address_Type, then Peer_Identity_Address. One
+/// decoder and encoder for all three.
+public protocol HCIPeerIdentityCommand: HCICommandWithCompleteEvent, Hashable {
+    var peerIdentityAddressType: AddressType { get }
+    var peerIdentityAddress: BluetoothAddress { get }
+    init(peerIdentityAddressType: AddressType, peerIdentityAddress: BluetoothAddress)
+    /// Decoding context: the command's name.
+    static var context: StaticString { get }
+}
+
+extension HCIPeerIdentityCommand {
+    @inlinable
+    public init(from reader: inout ByteReader) throws(DecodeError) {
+        reader.context = Self.context
+        let addressType = AddressType(rawValue: try reader.u8("Peer_Identity_Address_Type"))
+        self.init(
+            peerIdentityAddressType: addressType,
+            peerIdentityAddress: try BluetoothAddress(from: &reader, field: "Peer_Identity_Address"))
+    }
+
+    @inlinable
+    public func encode(into writer: inout ByteWriter) {
+        writer.u8(peerIdentityAddressType.rawValue)
+        peerIdentityAddress.encode(into: &writer)
     }
 }
