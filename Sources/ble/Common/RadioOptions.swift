@@ -28,6 +28,8 @@ struct RadioOptions: ParsableArguments {
             valueName: "FILE"))
     var capture: String?
 
+    @OptionGroup var logging: LoggingOptions
+
     func validate() throws {
         _ = try moniker()
     }
@@ -66,13 +68,14 @@ struct RadioOptions: ParsableArguments {
             let simulation = radio.simulation
             return try await simulation.run {
                 let neighbourhood = try await VirtualNeighbourhood.start(on: radio)
+                var controller = VirtualController.Configuration(
+                    publicAddress: ownAddress ?? VirtualNeighbourhood.commandAddress)
+                controller.logger = logging.logger("ble.controller")
                 let session = RadioSession(
                     radio: try captured(
-                        .virtual(
-                            radio, position: VirtualNeighbourhood.commandPosition,
-                            controller: VirtualController.Configuration(
-                                publicAddress: ownAddress ?? VirtualNeighbourhood.commandAddress))),
-                    clock: simulation.clock, executor: simulation.executor, virtualRadio: radio)
+                        .virtual(radio, position: VirtualNeighbourhood.commandPosition, controller: controller)),
+                    clock: simulation.clock, executor: simulation.executor, virtualRadio: radio,
+                    hostConfiguration: logging.hostConfiguration)
                 let result: T
                 do {
                     result = try await body(session)
@@ -95,7 +98,9 @@ struct RadioOptions: ParsableArguments {
             let radio = try captured(.transport(transport))
             defer { closeCapture(of: radio) }
             return try await body(
-                RadioSession(radio: radio, clock: ContinuousClock(), executor: nil, virtualRadio: nil))
+                RadioSession(
+                    radio: radio, clock: ContinuousClock(), executor: nil, virtualRadio: nil,
+                    hostConfiguration: logging.hostConfiguration))
         }
     }
 
@@ -125,6 +130,8 @@ struct RadioSession: Sendable {
     let executor: (any TaskExecutor)?
     /// The virtual radio when the transport is `virtual`, nil otherwise.
     let virtualRadio: VirtualRadio?
+    /// The settings of the command's host: its logger (`--log-level`, `-v`).
+    let hostConfiguration: HostConfiguration
 
     /// Starts a task where the radio's work runs.
     @discardableResult

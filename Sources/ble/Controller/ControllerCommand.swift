@@ -33,6 +33,8 @@ struct ControllerCommand: AsyncParsableCommand {
             valueName: "NAME"))
     var profile: AirTimeProfile?
 
+    @OptionGroup var logging: LoggingOptions
+
     func validate() throws {
         _ = try Self.monikers(listen)
     }

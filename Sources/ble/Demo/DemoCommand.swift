@@ -29,6 +29,8 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Write the phone's HCI traffic to FILE as a btsnoop capture (Wireshark, ble decode --btsnoop).")
     var capture: String?
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
         if wireTour {
             var story = DemoStory(showBytes: bytes)

@@ -87,7 +87,9 @@ struct HeadsetCommand: AsyncParsableCommand {
             pacing: seconds == nil ? .wallClock : .unpaced, ownAddress: chosen ?? Self.virtualAddress
         ) { session in
             let manager = try await attempt("starting the headset") {
-                try await PeripheralManager(radio: session.radio, gap: GAPServiceConfiguration(deviceName: "HEADSET"))
+                try await PeripheralManager(
+                    radio: session.radio, configuration: session.hostConfiguration,
+                    gap: GAPServiceConfiguration(deviceName: "HEADSET"))
             }
             do {
                 try await attempt("powering on") { try await manager.powerOn() }

@@ -37,7 +37,7 @@ struct OTACommand: AsyncParsableCommand {
         let timeout = device.timeout
         let bar = OTAProgressBar(totalBytes: firmware.size)
         let outcome = try await device.radio.withRadio { session in
-            let central = await CentralManager(radio: session.radio)
+            let central = await CentralManager(radio: session.radio, configuration: session.hostConfiguration)
             do {
                 try await attempt("powering on") { try await central.powerOn() }
                 let connect: HeadsetOTATarget.Reconnect = {
