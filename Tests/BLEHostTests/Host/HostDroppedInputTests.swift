@@ -125,7 +125,8 @@ struct HostDroppedInputTests {
         try await Self.run(level: .trace) { harness, log in
             let traced = log.lines.filter { $0.level == .trace }.map(\.message)
             // Start sends HCI_Reset first and gets its Command Complete.
-            #expect(traced.first == "tx " + (try HCIPacket(H4Packet(command: HCI.Reset().packet))).description)
+            let reset = try HCIPacket(H4Packet(command: HCI.Reset().packet))
+            #expect(traced.first == "tx " + reset.description)
             #expect(traced.contains { $0.hasPrefix("rx event.commandComplete") })
             #expect(traced.filter { $0.hasPrefix("tx command") }.count == harness.controller.commands.count)
         }
