@@ -91,7 +91,7 @@ struct RadioOptions: ParsableArguments {
         case .tcpClient, .tcpServer, .unix, .serial, .hciSocket:
             let transport: any HCITransport
             do {
-                transport = try await moniker.openHostTransport()
+                transport = try await moniker.openHostTransport(logger: logging.logger("ble.transport"))
             } catch {
                 throw CommandFailure("--transport \(moniker): \(error)")
             }
