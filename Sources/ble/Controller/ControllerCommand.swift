@@ -42,6 +42,7 @@ struct ControllerCommand: AsyncParsableCommand {
     func run() async throws {
         let monikers = try Self.monikers(listen)
         var configuration = VirtualController.Configuration()
+        configuration.logger = logging.logger("ble.controller")
         if let profile {
             let timing = profile.linkTiming()
             configuration.scheduling = LinkLayerScheduling(
