@@ -63,7 +63,8 @@ extension ATTServerHandler {
 public actor Host {
     public let transport: any HCITransport
     public let configuration: HostConfiguration
-    let logger: Logger
+    /// The configuration's logger; the managers above log with it too.
+    package nonisolated let logger: Logger
     /// Whether the logger takes `.trace`, read once: the packet paths check this Bool, so
     /// that with tracing off they neither render nor allocate for the log.
     let tracesPackets: Bool
