@@ -38,7 +38,10 @@ struct LoggingOptions: ParsableArguments {
     private static let bootstrapped = Mutex(false)
 
     /// A logger for one part of the stack: silent unless a level was asked for.
-    func logger(_ label: String) -> Logger {
+    func logger(_ label: String) -> Logger { Self.logger(label, level: level) }
+
+    /// A logger at `level`, or a silent one for nil.
+    static func logger(_ label: String, level: Logger.Level?) -> Logger {
         guard let level else { return Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() }) }
         var logger = Logger(label: label)
         logger.logLevel = level

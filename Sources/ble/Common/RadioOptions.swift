@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLE
 import BLEWire
+import Logging
 import BLETransport
 import Foundation
 
@@ -75,7 +76,7 @@ struct RadioOptions: ParsableArguments {
                     radio: try captured(
                         .virtual(radio, position: VirtualNeighbourhood.commandPosition, controller: controller)),
                     clock: simulation.clock, executor: simulation.executor, virtualRadio: radio,
-                    hostConfiguration: logging.hostConfiguration)
+                    hostConfiguration: logging.hostConfiguration, logLevel: logging.level)
                 let result: T
                 do {
                     result = try await body(session)
@@ -100,7 +101,7 @@ struct RadioOptions: ParsableArguments {
             return try await body(
                 RadioSession(
                     radio: radio, clock: ContinuousClock(), executor: nil, virtualRadio: nil,
-                    hostConfiguration: logging.hostConfiguration))
+                    hostConfiguration: logging.hostConfiguration, logLevel: logging.level))
         }
     }
 
@@ -132,6 +133,11 @@ struct RadioSession: Sendable {
     let virtualRadio: VirtualRadio?
     /// The settings of the command's host: its logger (`--log-level`, `-v`).
     let hostConfiguration: HostConfiguration
+    /// `--log-level` (or `-v`), nil when the command stays silent.
+    let logLevel: Logger.Level?
+
+    /// A logger for one part of the command's stack, at the command's level.
+    func logger(_ label: String) -> Logger { LoggingOptions.logger(label, level: logLevel) }
 
     /// Starts a task where the radio's work runs.
     @discardableResult
