@@ -50,7 +50,7 @@ struct ControllerCommand: AsyncParsableCommand {
         }
         let terminated = StopSignals()
         let radio = VirtualRadio(pacing: .paced(rate: 1))
-        let server = VirtualControllerServer()
+        let server = VirtualControllerServer(logger: logging.logger("ble.controller-server"))
         let log = Task { await Self.log(server.events) }
         do {
             for (index, moniker) in monikers.enumerated() {
