@@ -190,6 +190,7 @@ public actor Host {
     public func stop() async {
         guard case .running(let reader, let writer) = runState else { return }
         runState = .stopped
+        if statistics != HostStatistics() { logger.notice("host stopping; what it dropped: \(statistics)") }
         reader.cancel()
         outgoing.finish()
         writer.cancel()
