@@ -170,7 +170,7 @@ extension Host {
         logger.debug(
             """
             controller ready: address \(ownAddress.map { "\($0)" } ?? "none"), \
-            LE ACL buffers \(info.aclBufferCount) × \(info.aclBufferSize) octets, LE features \(info.leFeatures)
+            LE ACL buffers \(info.aclBufferCount) × \(info.aclBufferSize) octets, LE features \(Rendering.text(info.leFeatures))
             """)
     }
 }

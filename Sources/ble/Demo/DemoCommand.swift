@@ -36,9 +36,9 @@ struct DemoCommand: AsyncParsableCommand {
             var story = DemoStory(showBytes: bytes)
             try story.tell()
         } else if heartRate {
-            try await HeartRateDemo.run(capturePath: capture)
+            try await HeartRateDemo.run(capturePath: capture, phoneHost: logging.hostConfiguration)
         } else {
-            try await HeadsetDemo.run(capturePath: capture)
+            try await HeadsetDemo.run(capturePath: capture, phoneHost: logging.hostConfiguration)
         }
     }
 }
