@@ -40,10 +40,7 @@ let package = Package(
     targets: [
         .target(name: "BLEWire"),
         .target(name: "BLESimulation"),
-        .target(
-            name: "BLEController",
-            dependencies: ["BLEWire", "BLESimulation", logging]
-        ),
+        .target(name: "BLEController", dependencies: ["BLEWire", "BLESimulation", logging]),
         .target(
             name: "BLETransport",
             dependencies: [
