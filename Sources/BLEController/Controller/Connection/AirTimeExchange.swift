@@ -28,6 +28,10 @@ struct AirTimeExchange: ConnectionEventExchange {
     /// The pairs of the event being applied; kept from one event to the next, so a busy link
     /// allocates nothing per event.
     private var exchanges: [LLExchange] = []
+    /// The planner of the last event and what it was made from: a link's PHYs, payloads,
+    /// encryption, interval and event length rarely change, and making a planner works out its
+    /// timing from `Duration`s, which costs more than planning an idle event.
+    private var planners = ConnectionEventPlannerCache()
 
     init(scheduling: LinkLayerScheduling = LinkLayerScheduling()) {
         self.scheduling = scheduling
@@ -38,7 +42,7 @@ struct AirTimeExchange: ConnectionEventExchange {
         into outcome: inout ConnectionEventOutcome, medium: (ConnectionRole) -> Int8?
     ) {
         outcome.reset(anchor: setup.anchor)
-        let planner = ConnectionEventPlanner(
+        let planner = planners.planner(
             central: setup.central, peripheral: setup.peripheral, interval: setup.interval,
             eventLength: setup.eventLength, scheduling: scheduling)
         var ack = LinkLayerAckState(central: central.ackSide, peripheral: peripheral.ackSide)
@@ -105,6 +109,35 @@ extension ConnectionEventPlanner {
             peripheralToCentral: .init(phy: peripheral.phy, maxOctets: peripheral.maxPayload),
             endRule: scheduling.endRule, maxPacketsPerEvent: scheduling.maxPacketsPerEvent)
         self.init(link: link, centralEncrypted: central.encrypted, peripheralEncrypted: peripheral.encrypted)
+    }
+}
+
+/// One connection-event planner kept with what it was made from, made again only when any of
+/// that changes (same inputs, same planner: the planner is a pure function of them).
+struct ConnectionEventPlannerCache {
+    private struct Inputs: Equatable {
+        var central: LinkDirection
+        var peripheral: LinkDirection
+        var interval: Duration
+        var eventLength: Duration?
+        var scheduling: LinkLayerScheduling
+    }
+
+    private var last: (inputs: Inputs, planner: ConnectionEventPlanner)?
+
+    mutating func planner(
+        central: LinkDirection, peripheral: LinkDirection, interval: Duration, eventLength: Duration? = nil,
+        scheduling: LinkLayerScheduling = LinkLayerScheduling()
+    ) -> ConnectionEventPlanner {
+        let inputs = Inputs(
+            central: central, peripheral: peripheral, interval: interval, eventLength: eventLength,
+            scheduling: scheduling)
+        if let last, last.inputs == inputs { return last.planner }
+        let planner = ConnectionEventPlanner(
+            central: central, peripheral: peripheral, interval: interval, eventLength: eventLength,
+            scheduling: scheduling)
+        last = (inputs, planner)
+        return planner
     }
 }
 

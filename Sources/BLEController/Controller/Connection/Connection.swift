@@ -37,6 +37,9 @@ final class ConnectionLink {
     var delivery = ConnectionEventDelivery()
     /// The RSSI each way as last worked out (path loss costs, and radios rarely move).
     var rssi: LinkRSSI?
+    /// The planner that sizes the first pair of an event for radio sharing, kept while the
+    /// link's directions stay the same.
+    var firstPairPlanner = ConnectionEventPlannerCache()
 
     init(
         accessAddress: UInt32, centralRadio: AirRadioID, timing: ConnectionTimingParameters,

@@ -14,7 +14,7 @@ enum ConnectionRole: Hashable {
 /// What one side sends with, for one connection event: its PHY, the largest LL payload it may
 /// send (connEffectiveMaxTxOctets/Time on that PHY, Core 5.4 Vol 6 Part B §4.5.10), and whether
 /// its non-empty packets carry a MIC.
-struct LinkDirection {
+struct LinkDirection: Equatable {
     var phy: PHY
     var maxPayload: Int
     var encrypted: Bool

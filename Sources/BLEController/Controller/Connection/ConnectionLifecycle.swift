@@ -173,7 +173,7 @@ extension VirtualController {
             encrypted: peripheral?.encryption.isOn ?? false)
         // The one radio is shared with the other connections this controller leads.
         // The planner's room for a first pair: the central's next packet and a full-length reply.
-        let firstPair = ConnectionEventPlanner(
+        let firstPair = link.firstPairPlanner.planner(
             central: centralDirection, peripheral: peripheralDirection, interval: interval
         ).firstPairRoom(centralPayload: central.transmit.nextPayloadLength(maxPayload: centralDirection.maxPayload))
         guard
