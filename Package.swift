@@ -10,6 +10,9 @@
 //   a transport and a controller.
 import PackageDescription
 
+/// swift-log, for every target that logs (not BLEWire, which stays pure, nor BLESimulation).
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
 let package = Package(
     name: "swift-ble",
     platforms: [.macOS(.v15)],
@@ -27,6 +30,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
@@ -36,13 +40,14 @@ let package = Package(
     targets: [
         .target(name: "BLEWire"),
         .target(name: "BLESimulation"),
-        .target(name: "BLEController", dependencies: ["BLEWire", "BLESimulation"]),
+        .target(name: "BLEController", dependencies: ["BLEWire", "BLESimulation", logging]),
         .target(
             name: "BLETransport",
             dependencies: [
                 "BLEWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                logging,
             ]
         ),
         .target(
@@ -51,6 +56,7 @@ let package = Package(
                 "BLEWire", "BLESimulation", "BLEController", "BLETransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                logging,
             ]
         ),
         .target(
@@ -60,17 +66,21 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                logging,
             ]
         ),
         .target(
             name: "BLE",
-            dependencies: ["BLEHost", "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEWire"]
+            dependencies: [
+                "BLEHost", "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEWire", logging,
+            ]
         ),
         .target(
             name: "BLECompanion",
             dependencies: [
                 "BLE", "BLEHost", "BLEWire", "BLESimulation",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
+                logging,
             ]
         ),
         .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE", "BLEHost", "BLEWire", "BLESimulation"]),
@@ -88,6 +98,7 @@ let package = Package(
                 "BLE", "BLEWire", "BLESimulation", "BLEController", "BLETransport", "BLEVirtualHCI", "BLEHost",
                 "BLECompanion", "BLEDevices", "BLEBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                logging,
             ]
         ),
         .testTarget(
@@ -100,7 +111,9 @@ let package = Package(
         // Package.swift and every import against the graph docs/architecture.md draws.
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "BLESimulationTests", dependencies: ["BLESimulation"]),
-        .testTarget(name: "BLEControllerTests", dependencies: ["BLEController", "BLESimulation", "BLEWire"]),
+        .testTarget(
+            name: "BLEControllerTests", dependencies: ["BLEController", "BLESimulation", "BLEWire", logging]
+        ),
         .testTarget(
             name: "BLEHostTests",
             dependencies: [
@@ -109,6 +122,7 @@ let package = Package(
                 // end-to-end tests put a host on a virtual controller through the pipe.
                 "BLESimulation", "BLEController", "BLEVirtualHCI",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                logging,
             ]
         ),
         .testTarget(
@@ -122,12 +136,15 @@ let package = Package(
             dependencies: [
                 "BLECompanion", "BLE", "BLEWire", "BLESimulation",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                logging,
             ]
         ),
         // Transports are tested against virtual controllers served over them (BLEVirtualHCI).
         .testTarget(
             name: "BLETransportTests",
-            dependencies: ["BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEHost", "BLEWire"]
+            dependencies: [
+                "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEHost", "BLEWire", logging,
+            ]
         ),
         .testTarget(
             name: "BLEDevicesTests",

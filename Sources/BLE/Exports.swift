@@ -27,6 +27,7 @@ import BLEWire
 @_exported import enum BLEHost.GATTError
 @_exported import enum BLEHost.HostError
 @_exported import struct BLEHost.HostConfiguration
+@_exported import struct BLEHost.HostStatistics
 @_exported import struct BLEHost.EventStream
 
 // The virtual radio and its time (BLEController, BLESimulation).

@@ -1,5 +1,6 @@
 import BLETransport
 import BLEWire
+import Logging
 
 /// The executor a host runs on: serial for the actor, and a task executor so the tasks it
 /// starts (and the nonisolated code they call) run there too.
@@ -24,6 +25,10 @@ public struct HostConfiguration: Sendable {
     /// Controllers without a usable public address (Bumble's virtual ones all report
     /// 00:00:00:00:00:00) need one.
     public var randomStaticAddress: BluetoothAddress?
+    /// Where the host logs: every H4 packet in and out at `.trace` (rendered as `ble decode`
+    /// renders it), and everything it drops at `.notice` or `.warning` with what and why
+    /// (counted in `Host.statistics`). Silent unless set.
+    public var logger = Logger.silent("ble.host")
 
     public init() {}
 }
@@ -57,6 +62,13 @@ extension ATTServerHandler {
 public actor Host {
     public let transport: any HCITransport
     public let configuration: HostConfiguration
+    /// The configuration's logger; the managers above log with it too.
+    package nonisolated let logger: Logger
+    /// Whether the logger takes `.trace`, read once: the packet paths check this Bool, so
+    /// that with tracing off they neither render nor allocate for the log.
+    let tracesPackets: Bool
+    /// What the host dropped or could not do, counted (each with a log line).
+    public internal(set) var statistics = HostStatistics()
     let clock: any Clock<Duration>
     /// The same clock as time since the host was made, for deadlines kept as plain values.
     let timeline: HostTimeline
@@ -130,6 +142,8 @@ public actor Host {
         self.clock = clock
         self.timeline = HostTimeline(clock)
         self.configuration = configuration
+        self.logger = configuration.logger
+        self.tracesPackets = configuration.logger.logLevel <= .trace
         if let executor {
             self.executor = executor
             ownedExecutor = nil
@@ -159,7 +173,12 @@ public actor Host {
         let packets = outgoingPackets
         let writer = spawn {
             for await packet in packets {
-                do { try await transport.send(packet) } catch { break }
+                do throws(HCITransportError) {
+                    try await transport.send(packet)
+                } catch {
+                    await self.sendFailed(packet, error)
+                    break
+                }
             }
         }
         runState = .running(reader: reader, writer: writer)
@@ -170,6 +189,7 @@ public actor Host {
     public func stop() async {
         guard case .running(let reader, let writer) = runState else { return }
         runState = .stopped
+        if statistics != HostStatistics() { logger.notice("host stopping; what it dropped: \(statistics)") }
         reader.cancel()
         outgoing.finish()
         writer.cancel()
@@ -230,8 +250,13 @@ public actor Host {
     /// Queues a packet for the controller (in order). A transport that sends in place takes it
     /// at once — still as H4 bytes — instead of through the writer task.
     func transmit(_ packet: H4Packet) {
+        if tracesPackets { trace("tx", packet) }
         if let inPlaceTransport {
-            try? inPlaceTransport.sendNow(packet)
+            do throws(HCITransportError) {
+                try inPlaceTransport.sendNow(packet)
+            } catch {
+                sendFailed(packet, error)
+            }
         } else {
             outgoing.yield(packet)
         }
@@ -246,20 +271,38 @@ public actor Host {
             }
         } catch {
             // The transport failed: nothing more will arrive.
+            logger.error("transport failed, host stopping: \(error)")
         }
         if case .running = runState { await stop() }
     }
 
     private func received(_ packet: H4Packet) {
+        if tracesPackets { trace("rx", packet) }
         switch packet.type {
         case .event:
-            guard let event = try? HCIEvent(decoding: packet.payload) else { return }
+            let event: HCIEvent
+            do throws(DecodeError) {
+                event = try HCIEvent(decoding: packet.payload)
+            } catch {
+                statistics.undecodableEvents += 1
+                logger.warning("dropped an HCI event that does not decode: \(error) [\(Hex.string(packet.payload))]")
+                return
+            }
             handle(event)
         case .acl:
-            guard let acl = try? ACLPacket(decoding: packet.payload) else { return }
+            let acl: ACLPacket
+            do throws(DecodeError) {
+                acl = try ACLPacket(decoding: packet.payload)
+            } catch {
+                statistics.undecodableACL += 1
+                logger.warning("dropped an ACL packet that does not decode: \(error) [\(Hex.string(packet.payload))]")
+                return
+            }
             receivedACL(acl)
         case .command, .sco, .iso:
-            return
+            // A controller sends no commands; this host takes no SCO or ISO data.
+            statistics.unexpectedPackets += 1
+            logger.notice("dropped a \(packet.type) packet from the controller: this host does not take them")
         }
     }
 }

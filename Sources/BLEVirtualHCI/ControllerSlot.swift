@@ -1,6 +1,7 @@
 import BLEController
 import BLETransport
 import BLEWire
+import Logging
 import NIOCore
 import Synchronization
 
@@ -23,12 +24,15 @@ final class ControllerSlot: Sendable {
     private let messages: AsyncStream<Message>.Continuation
     private let worker: Task<Void, Never>
 
-    init(index: Int, port: VirtualControllerPort, events: AsyncStream<VirtualControllerServer.Event>.Continuation) {
+    init(
+        index: Int, port: VirtualControllerPort, events: AsyncStream<VirtualControllerServer.Event>.Continuation,
+        logger: Logger
+    ) {
         self.index = index
         self.port = port
         let (stream, messages) = AsyncStream.makeStream(of: Message.self)
         self.messages = messages
-        let worker = SlotWorker(index: index, port: port, events: events)
+        let worker = SlotWorker(index: index, port: port, events: events, logger: logger)
         self.worker = Task { await worker.run(stream) }
     }
 
@@ -61,11 +65,16 @@ private final class SlotWorker: Sendable {
     let index: Int
     let port: VirtualControllerPort
     let events: AsyncStream<VirtualControllerServer.Event>.Continuation
+    let logger: Logger
 
-    init(index: Int, port: VirtualControllerPort, events: AsyncStream<VirtualControllerServer.Event>.Continuation) {
+    init(
+        index: Int, port: VirtualControllerPort, events: AsyncStream<VirtualControllerServer.Event>.Continuation,
+        logger: Logger
+    ) {
         self.index = index
         self.port = port
         self.events = events
+        self.logger = logger
     }
 
     func run(_ messages: AsyncStream<ControllerSlot.Message>) async {
@@ -75,11 +84,13 @@ private final class SlotWorker: Sendable {
             switch message {
             case .accepted(let link):
                 if closing {
+                    logger.notice("controller \(index + 1): refused \(link.peer): the server is closing")
                     link.close()
                     continue
                 }
                 if let previous = current {
                     // The newest client takes over (as Bumble's tcp-server transport does).
+                    logger.notice("controller \(index + 1): \(previous.peer) replaced by \(link.peer)")
                     current = nil
                     previous.close()
                     await release(.replaced)
@@ -108,11 +119,14 @@ private final class SlotWorker: Sendable {
     private func attach(_ link: ClientLink) async {
         let events = self.events
         let index = self.index
+        let logger = self.logger
+        logger.info("controller \(index + 1): host connected from \(link.peer)")
         await port.withController { controller in
             controller.restartTransport()
             controller.onPacket = { bytes in link.write(bytes) }
             controller.onTransportFailure = { failure in
                 // Vol 4 Part A §2: no resynchronisation; this client's stream is over.
+                logger.warning("controller \(index + 1): closing \(link.peer): \(failure)")
                 events.yield(.transportFailed(listener: index, failure))
                 link.close()
             }

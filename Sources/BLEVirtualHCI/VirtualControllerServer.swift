@@ -2,6 +2,7 @@ import BLEController
 import BLETransport
 import BLEWire
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -55,6 +56,7 @@ public actor VirtualControllerServer {
     public nonisolated let events: AsyncStream<Event>
     private let eventSink: AsyncStream<Event>.Continuation
     private let group: any EventLoopGroup
+    private let logger: Logger
 
     private struct Bound {
         let listener: Listener
@@ -72,8 +74,14 @@ public actor VirtualControllerServer {
     private var nextIndex = 0
     private var isClosed = false
 
-    public init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    /// - Parameter logger: hears clients come and go, and the streams a controller could not
+    ///   frame; silent unless given.
+    public init(
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "ble.controller-server", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
         self.group = group
+        self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1024))
     }
 
@@ -98,7 +106,7 @@ public actor VirtualControllerServer {
         }
         let index = nextIndex
         nextIndex += 1
-        let slot = ControllerSlot(index: index, port: port, events: eventSink)
+        let slot = ControllerSlot(index: index, port: port, events: eventSink, logger: logger)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             // Reading starts once the controller answers to this client (see ControllerSlot).

@@ -32,6 +32,8 @@ struct DecodeCommand: ParsableCommand {
     @Option(name: .customLong("as"), help: "What the bytes are: \(WireLayer.allValueStrings.joined(separator: ", ")).")
     var layer: WireLayer = .h4
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() throws {
         if let btsnoopPath {
             guard hex.isEmpty, layer == .h4 else {

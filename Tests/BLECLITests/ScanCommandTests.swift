@@ -88,3 +88,39 @@ struct ScanCommandTests {
         #expect(duration.status == 64)
     }
 }
+
+@Suite("--log-level and -v")
+struct LoggingOptionTests {
+    @Test("--log-level trace prints the HCI traffic of the command's host to standard error, rendered")
+    func traceShowsHCITraffic() throws {
+        let result = try CLI.run("scan", "--duration", "1", "--log-level", "trace")
+        #expect(result.status == 0)
+        // Standard output is the same as without logging.
+        #expect(result.standardOutput.split(separator: "\n").count == 4)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.contains { $0.contains("ble.host") && $0.contains("tx command.Reset") })
+        #expect(lines.contains { $0.contains("tx command.") && $0.contains("Scan Enable") })
+        #expect(lines.contains { $0.contains("rx event.commandComplete") })
+    }
+
+    @Test("Without --log-level the stack is silent; -v logs at debug, without the packet trace")
+    func silentByDefaultAndVerbose() throws {
+        let silent = try CLI.run("scan", "--duration", "1")
+        #expect(silent.status == 0)
+        #expect(silent.standardError.isEmpty)
+        let verbose = try CLI.run("scan", "--duration", "1", "-v")
+        #expect(verbose.status == 0)
+        #expect(verbose.standardError.contains("controller ready"))
+        #expect(!verbose.standardError.contains("tx command."))
+    }
+
+    @Test("Every command takes --log-level")
+    func everyCommand() throws {
+        for command in ["demo", "scan", "gatt-dump", "read", "write", "subscribe", "serve", "headset", "ota",
+            "controller", "decode", "bench airtime", "bench gatt", "bench idle"]
+        {
+            let result = try CLI.run(command.split(separator: " ").map(String.init) + ["--help"])
+            #expect(result.standardOutput.contains("--log-level"), "\(command)")
+        }
+    }
+}

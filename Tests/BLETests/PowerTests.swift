@@ -88,3 +88,15 @@ struct PowerTests {
         }
     }
 }
+
+@Suite("Host statistics through the managers")
+struct ManagerHostStatisticsTests {
+    @Test("A connection and discovery on the virtual radio drop nothing: every count stays zero")
+    func cleanRunDropsNothing() async throws {
+        try await TwoDevices.run { devices in
+            _ = try await devices.connectAndDiscover()
+            #expect(await devices.central.hostStatistics == HostStatistics())
+            #expect(await devices.peripheralManager.hostStatistics == HostStatistics())
+        }
+    }
+}

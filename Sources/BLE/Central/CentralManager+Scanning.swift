@@ -1,5 +1,6 @@
 import BLEHost
 import BLEWire
+import Logging
 
 /// A scan in progress: its session and the stream its discoveries go to.
 struct ActiveScan {
@@ -94,6 +95,10 @@ extension CentralManager {
     private func deliver(_ receive: (inout ScanSession) -> [ScanSession.Found]) async {
         guard var active = scan else { return }
         let found = receive(&active.session)
+        if let (address, reason) = active.session.undecodable {
+            active.session.undecodable = nil
+            stack.host.logger.notice("dropped an advertising report from \(address): data does not decode: \(reason)")
+        }
         scan?.session = active.session
         for item in found {
             let peripheral = peripheral(at: item.address, name: item.advertisement.localName)

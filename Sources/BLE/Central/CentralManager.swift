@@ -58,6 +58,12 @@ public actor CentralManager: PoweredManager {
 
     var power = ManagerPower()
     public var state: ManagerState { power.state }
+
+    /// What this manager's host dropped or could not do, counted (each also logged through
+    /// `HostConfiguration.logger`).
+    public var hostStatistics: HostStatistics {
+        get async { await stack.host.statistics }
+    }
     var pump: Task<Void, Never>?
 
     /// The scan in progress.

@@ -46,6 +46,9 @@ struct ScanSession {
     private var fragments: [LEAddress: [UInt8]] = [:]
     /// Advertisers already reported (when duplicates are filtered).
     private var reported: Set<LEAddress> = []
+    /// The last report dropped because its advertising data did not decode, until the manager
+    /// has logged it.
+    var undecodable: (address: LEAddress, reason: String)?
 
     init(services: [BluetoothUUID]?, options: ScanOptions) {
         self.services = services
@@ -111,7 +114,13 @@ struct ScanSession {
     private mutating func receive(_ kind: ReportKind, address: LEAddress, data bytes: ArraySlice<UInt8>, rssi: Int8)
         -> [Found]
     {
-        guard let data = try? AdvertisingData(decoding: bytes) else { return [] }
+        let data: AdvertisingData
+        do {
+            data = try AdvertisingData(decoding: bytes)
+        } catch {
+            undecodable = (address, "\(error)")
+            return []
+        }
         switch kind {
         case .scannable(let connectable):
             guard options.active else {

@@ -1,5 +1,6 @@
 import BLEHost
 import BLEWire
+import Logging
 
 /// A service as published: its definition and the handles the database gave it.
 struct PublishedService {
@@ -69,7 +70,12 @@ extension PeripheralManager {
             let value = Array(indication.value)
             let attributeHandle = indication.handle
             stack.spawn {
-                try? await host.indicate(value, attributeHandle: attributeHandle, on: connection.rawValue)
+                do {
+                    try await host.indicate(value, attributeHandle: attributeHandle, on: connection.rawValue)
+                } catch {
+                    let link = connection.rawValue
+                    host.logger.notice("Service Changed indication on link \(link) not confirmed: \(error)")
+                }
             }
         }
     }

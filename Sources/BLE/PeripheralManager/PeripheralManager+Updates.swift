@@ -1,5 +1,6 @@
 import BLEHost
 import BLEWire
+import Logging
 
 /// Sending values to subscribers (Core 5.4 Vol 3 Part G §4.10–§4.11; Core Bluetooth's
 /// `updateValue(_:for:onSubscribedCentrals:)` and `peripheralManagerIsReady`).
@@ -78,7 +79,12 @@ extension PeripheralManager {
         if indicate {
             indicationsInFlight[connection, default: 0] += 1
             stack.spawn { [weak self] in
-                try? await host.indicate(value, attributeHandle: valueHandle, on: connection)
+                do {
+                    try await host.indicate(value, attributeHandle: valueHandle, on: connection)
+                } catch {
+                    host.logger.notice(
+                        "indication of handle \(valueHandle) on link \(connection) not confirmed: \(error)")
+                }
                 await self?.indicationEnded(connection)
             }
             return
@@ -87,7 +93,13 @@ extension PeripheralManager {
         let sent = stack.inPlace(passing: (notification, connection)) { $0.attCommandIfReady($1.0, on: $1.1) }
         if case .success(false) = sent {
             // Room was checked above; should the queue be full after all, wait for it.
-            stack.spawn { try? await host.notify(value, attributeHandle: valueHandle, on: connection) }
+            stack.spawn {
+                do {
+                    try await host.notify(value, attributeHandle: valueHandle, on: connection)
+                } catch {
+                    host.logger.notice("notification of handle \(valueHandle) on link \(connection) dropped: \(error)")
+                }
+            }
         }
     }
 

@@ -46,6 +46,12 @@ public actor PeripheralManager: PoweredManager {
 
     var power = ManagerPower()
     public var state: ManagerState { power.state }
+
+    /// What this manager's host dropped or could not do, counted (each also logged through
+    /// `HostConfiguration.logger`).
+    public var hostStatistics: HostStatistics {
+        get async { await stack.host.statistics }
+    }
     var pumps: [Task<Void, Never>] = []
 
     /// What is advertised, nil when not advertising.

@@ -1,5 +1,6 @@
 import BLE
 import BLEHost
+import Logging
 
 /// One end of a device protocol conversation over any chunk transport: frames messages,
 /// segments them for the transport, reassembles what arrives, correlates responses with
@@ -41,7 +42,7 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
     private let transport: DeviceChunkTransport
     private let configuration: DeviceLinkConfiguration
     private let maximumPayloadLength: Int
-    private var logger: DeviceProtocolLogger { configuration.logger }
+    private var logger: Logger { configuration.logger }
 
     public private(set) var statistics = DeviceLinkStatistics()
     public private(set) var isClosed = false
@@ -182,7 +183,7 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         expired.insert(sequence)
         statistics.timeouts += 1
         let error = DeviceProtocolError.timedOut(messageType: messageType, sequence: sequence)
-        logger.log(.warning, "device protocol: \(error)")
+        logger.warning("device protocol: \(error)")
         continuation.resume(returning: .failure(error))
     }
 
@@ -212,7 +213,7 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
             statistics.chunksSent += 1
         }
         statistics.framesSent += 1
-        logger.log(.trace, "device protocol: sent \(frame)")
+        logger.trace("device protocol: sent \(frame)")
     }
 
     // MARK: Receiving
@@ -240,12 +241,12 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         default:
             statistics.framesRejected += 1
         }
-        logger.log(.warning, "device protocol: \(error)")
+        logger.warning("device protocol: \(error)")
     }
 
     private func handle(_ frame: DeviceFrame) {
         statistics.framesReceived += 1
-        logger.log(.trace, "device protocol: received \(frame)")
+        logger.trace("device protocol: received \(frame)")
         let decoded: Result<Received, DeviceProtocolError>
         do {
             decoded = .success(try Received(frame: frame))
@@ -274,14 +275,14 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
             pending[sequence] = .answered(id: id, result)
         case .answered?:
             statistics.unexpectedResponses += 1
-            logger.log(.warning, "device protocol: a second response with sequence \(sequence)")
+            logger.warning("device protocol: a second response with sequence \(sequence)")
         case nil:
             if expired.remove(sequence) != nil {
                 statistics.lateResponses += 1
-                logger.log(.warning, "device protocol: late response with sequence \(sequence), after its timeout")
+                logger.warning("device protocol: late response with sequence \(sequence), after its timeout")
             } else {
                 statistics.unexpectedResponses += 1
-                logger.log(.warning, "device protocol: response with sequence \(sequence) to no request")
+                logger.warning("device protocol: response with sequence \(sequence) to no request")
             }
         }
     }
@@ -291,6 +292,6 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         case .unknownMessageType: statistics.unknownMessages += 1
         default: statistics.malformedMessages += 1
         }
-        logger.log(.warning, "device protocol: \(error)")
+        logger.warning("device protocol: \(error)")
     }
 }

@@ -1,34 +1,6 @@
 import BLE
 import BLESimulation
-
-/// Where a device link's log lines go. swift-log is not a dependency of BLECompanion yet; this
-/// closure is the seam (a swift-log `Logger` fits behind it).
-public struct DeviceProtocolLogger: Sendable {
-    public enum Level: Int, Sendable, Comparable, CustomStringConvertible {
-        case trace, debug, info, warning, error
-
-        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
-
-        public var description: String {
-            switch self {
-            case .trace: "trace"
-            case .debug: "debug"
-            case .info: "info"
-            case .warning: "warning"
-            case .error: "error"
-            }
-        }
-    }
-
-    private let sink: @Sendable (Level, String) -> Void
-
-    public init(_ sink: @escaping @Sendable (Level, String) -> Void) { self.sink = sink }
-
-    /// Drops every line.
-    public static let none = DeviceProtocolLogger { _, _ in }
-
-    public func log(_ level: Level, _ message: @autoclosure () -> String) { sink(level, message()) }
-}
+import Logging
 
 /// What a link has seen: traffic, and each kind of bad input it survived.
 public struct DeviceLinkStatistics: Sendable, Hashable {
@@ -68,11 +40,14 @@ public struct DeviceLinkConfiguration: Sendable {
     public var taskExecutor: (any TaskExecutor)?
     /// How long a request waits for its response unless told otherwise.
     public var requestTimeout: Duration
-    public var logger: DeviceProtocolLogger
+    /// Where the link logs: frames sent and received at `.trace`, everything it drops or
+    /// survives (counted in `DeviceLinkStatistics`) at `.warning`. Silent unless set.
+    public var logger: Logger
 
     public init(
         clock: any Clock<Duration> = ContinuousClock(), taskExecutor: (any TaskExecutor)? = nil,
-        requestTimeout: Duration = .seconds(5), logger: DeviceProtocolLogger = .none
+        requestTimeout: Duration = .seconds(5),
+        logger: Logger = Logger(label: "ble.device-link", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.clock = clock
         self.taskExecutor = taskExecutor
@@ -82,7 +57,8 @@ public struct DeviceLinkConfiguration: Sendable {
 
     /// On a simulation: its virtual clock and executor.
     public static func virtual(
-        _ simulation: Simulation, requestTimeout: Duration = .seconds(5), logger: DeviceProtocolLogger = .none
+        _ simulation: Simulation, requestTimeout: Duration = .seconds(5),
+        logger: Logger = Logger(label: "ble.device-link", factory: { _ in SwiftLogNoOpLogHandler() })
     ) -> DeviceLinkConfiguration {
         DeviceLinkConfiguration(
             clock: simulation.clock, taskExecutor: simulation.executor, requestTimeout: requestTimeout,

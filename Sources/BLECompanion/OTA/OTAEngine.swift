@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// Sends a firmware image to a device over any `OTATarget`: numbered packets sized to the link,
@@ -18,11 +19,18 @@ public final class OTAEngine<Target: OTATarget, C: Clock<Duration>>: Sendable {
     /// Progress reports, newest kept when the reader lags; finishes when `run()` returns.
     public let progress: AsyncStream<OTAProgress>
     private let clock: C
+    private let logger: Logger
     private let progressSink: AsyncStream<OTAProgress>.Continuation
     private let abortRequests: AsyncStream<Void>
     private let abortSink: AsyncStream<Void>.Continuation
 
-    public init(image: FirmwareImage, target: Target, configuration: OTAConfiguration = .init(), clock: C) {
+    /// - Parameter logger: hears each recovery (link lost, request unanswered, session lost)
+    ///   at `.notice` and how the update ended; silent unless given.
+    public init(
+        image: FirmwareImage, target: Target, configuration: OTAConfiguration = .init(), clock: C,
+        logger: Logger = Logger(label: "ble.ota", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.logger = logger
         self.image = image
         self.target = target
         self.configuration = configuration
@@ -48,7 +56,7 @@ public final class OTAEngine<Target: OTATarget, C: Clock<Duration>>: Sendable {
             group.addTask { [self] in
                 var transfer = OTATransfer(
                     target: target, image: image, configuration: configuration, clock: clock, log: log,
-                    inbox: inbox, progress: progressSink, started: started)
+                    inbox: inbox, progress: progressSink, started: started, logger: logger)
                 do throws(OTAFailure) {
                     try await transfer.run()
                     return .finished
@@ -78,13 +86,19 @@ public final class OTAEngine<Target: OTATarget, C: Clock<Duration>>: Sendable {
         summary.elapsed = started.duration(to: clock.now)
         switch ending {
         case .finished:
+            logger.info("OTA update installed (\(summary.recoveries) recoveries)")
             return .succeeded(summary)
         case .failed(.aborted):
             // Best effort: a device that does not hear it keeps the staging, which a later
             // start with other parameters replaces anyway.
-            try? await target.abort()
+            do {
+                try await target.abort()
+            } catch {
+                logger.notice("OTA aborted; the device did not take the abort: \(error)")
+            }
             return .failed(.aborted, summary)
         case .failed(let failure):
+            logger.warning("OTA update failed: \(failure)")
             return .failed(failure, summary)
         }
     }

@@ -1,3 +1,5 @@
+import Logging
+
 /// The engine's transfer loop: start or resume a session, send, resend what the device names
 /// (one packet, or everything from one), commit; recover from link
 /// losses, unanswered requests and lost sessions by starting again, which the device answers
@@ -24,11 +26,13 @@ struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
     private var packetsSent = 0
     /// Packets the device asked for one by one (selective repeat), sent before new ones.
     private var selectiveResends: Set<Int> = []
+    private let logger: Logger
 
     init(
         target: Target, image: FirmwareImage, configuration: OTAConfiguration, clock: C, log: OTARunLog<C.Instant>,
-        inbox: OTAReportInbox, progress: AsyncStream<OTAProgress>.Continuation, started: C.Instant
+        inbox: OTAReportInbox, progress: AsyncStream<OTAProgress>.Continuation, started: C.Instant, logger: Logger
     ) {
+        self.logger = logger
         self.target = target
         self.image = image
         self.configuration = configuration
@@ -81,6 +85,7 @@ struct OTATransfer<Target: OTATarget, C: Clock<Duration>> {
                 if Task.isCancelled { throw .cancelled }
                 recoveries += 1
                 log.update { $0.recoveries = recoveries }
+                logger.notice("OTA: recovery \(recoveries) of at most \(configuration.maximumRecoveries) after \(last)")
                 guard recoveries <= configuration.maximumRecoveries else {
                     throw .recoveryLimit(last: last, recoveries: recoveries - 1)
                 }

@@ -1,4 +1,5 @@
 import BLEWire
+import Logging
 
 extension VirtualController {
     /// What kind of chip a virtual controller is: addresses, buffers, limits and identity.
@@ -61,6 +62,9 @@ extension VirtualController {
         public var sleepClockAccuracy: UInt8
         /// The host's ACL packet length assumed until it sends Host Buffer Size (§7.3.39).
         public var defaultHostACLDataPacketLength: UInt16
+        /// Where the controller logs what it drops from its host (counted in
+        /// `VirtualController.statistics`), at `.notice` or `.warning`. Silent unless set.
+        public var logger = Logger(label: "ble.controller", factory: { _ in SwiftLogNoOpLogHandler() })
 
         /// The features this implementation supports (all can be removed, none added).
         public static let implementedFeatures: LEFeatures = [
@@ -131,6 +135,25 @@ extension VirtualController {
         /// the rest when the connection event ends, whichever comes first (a threshold below 1
         /// counts as 1).
         case coalesced(threshold: Int)
+    }
+
+    /// What a controller dropped from its host, counted; each count goes with a log line.
+    public struct Statistics: Sendable, Equatable {
+        /// Command packets that did not decode (Core 5.4 Vol 4 Part E §5.4.1).
+        public var undecodableCommands = 0
+        /// ACL data packets that did not decode (§5.4.2).
+        public var undecodableACL = 0
+        /// ACL data packets for no live connection (§7.7.5: the host counts them as flushed).
+        public var aclForUnknownHandle = 0
+        /// ACL data packets beyond the advertised buffers, reported with Data Buffer Overflow
+        /// (§7.7.26).
+        public var bufferOverflows = 0
+        /// SCO or ISO packets, which have nowhere to go here.
+        public var unexpectedPackets = 0
+        /// Byte streams from the host that could not be framed (Vol 4 Part A §2).
+        public var transportFailures = 0
+
+        public init() {}
     }
 
     /// Why a controller stopped reading its host's byte stream (Core 5.4 Vol 4 Part A §2: the

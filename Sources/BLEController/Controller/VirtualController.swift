@@ -1,5 +1,6 @@
 import BLESimulation
 import BLEWire
+import Logging
 
 /// A virtual LE controller on a `VirtualAir`, driven only through HCI over the UART transport
 /// (H4, Core 5.4 Vol 4 Part A §2) by any host.
@@ -29,6 +30,9 @@ public final class VirtualController {
     public var onTransportFailure: (TransportFailure) -> Void = { _ in }
     /// Why the host input stopped, if it did.
     public private(set) var transportFailure: TransportFailure?
+    /// What the controller dropped from its host, counted (each with a log line).
+    public internal(set) var statistics = Statistics()
+    var logger: Logger { configuration.logger }
 
     /// How connection events exchange packets (the air-time model's rules).
     var exchange: any ConnectionEventExchange
@@ -136,6 +140,8 @@ public final class VirtualController {
                 }
             case .sco, .iso:
                 // No synchronous or isochronous links exist here: the data has nowhere to go.
+                statistics.unexpectedPackets += 1
+                logger.notice("dropped a \(packet.type) packet from the host: no such links here")
                 continue
             case .event:
                 failTransport(.unexpectedPacketType(.event))
@@ -156,6 +162,8 @@ public final class VirtualController {
 
     private func failTransport(_ failure: TransportFailure) {
         transportFailure = failure
+        statistics.transportFailures += 1
+        logger.warning("stopped reading the host's byte stream: \(failure)")
         air.queue.schedule(after: configuration.commandLatency) { [weak self] in
             self?.onTransportFailure(failure)
         }
@@ -164,10 +172,24 @@ public final class VirtualController {
     fileprivate func handle(hostPacket packet: H4Packet) {
         switch packet.type {
         case .command:
-            guard let command = try? HCICommandPacket(decoding: packet.payload) else { return }
+            let command: HCICommandPacket
+            do throws(DecodeError) {
+                command = try HCICommandPacket(decoding: packet.payload)
+            } catch {
+                statistics.undecodableCommands += 1
+                logger.warning("dropped a command packet that does not decode: \(error)")
+                return
+            }
             process(command: command)
         case .acl:
-            guard let acl = try? ACLPacket(decoding: packet.payload) else { return }
+            let acl: ACLPacket
+            do throws(DecodeError) {
+                acl = try ACLPacket(decoding: packet.payload)
+            } catch {
+                statistics.undecodableACL += 1
+                logger.warning("dropped an ACL packet from the host that does not decode: \(error)")
+                return
+            }
             receiveHostACL(acl)
         case .sco, .iso, .event:
             return

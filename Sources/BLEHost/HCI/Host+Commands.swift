@@ -87,6 +87,9 @@ extension Host {
     private func commandTimedOut(_ id: UInt64) {
         commandTimers[id] = nil
         guard let pending = commandFlow.timeOut(id: id) else { return }
+        statistics.commandTimeouts += 1
+        logger.warning(
+            "command \(pending.packet.opcode) got no Command Complete or Status within \(configuration.commandTimeout)")
         pending.completion.resume(returning: .timedOut)
         pumpCommands()
     }
@@ -96,6 +99,11 @@ extension Host {
         if let pending = commandFlow.complete(opcode: opcode, credits: credits) {
             commandTimers.removeValue(forKey: pending.id)?.cancel()
             pending.completion.resume(returning: outcome)
+        } else if opcode.rawValue != 0 {
+            // Opcode 0x0000 only hands back credits (Core 5.4 Vol 4 Part E §7.7.14); any other
+            // answers no command in flight (one that timed out, or a confused controller).
+            statistics.unexpectedCommandCompletes += 1
+            logger.notice("dropped the completion of command \(opcode): no such command outstanding")
         }
         pumpCommands()
     }
@@ -150,5 +158,10 @@ extension Host {
         info.aclBufferCount = max(count, 1)
         acl.configure(bufferSize: info.aclBufferSize, bufferCount: info.aclBufferCount)
         controllerInfo = info
+        logger.debug(
+            """
+            controller ready: address \(ownAddress.map { "\($0)" } ?? "none"), \
+            LE ACL buffers \(info.aclBufferCount) × \(info.aclBufferSize) octets, LE features \(Rendering.text(info.leFeatures))
+            """)
     }
 }

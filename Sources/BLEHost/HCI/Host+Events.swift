@@ -54,20 +54,34 @@ extension Host {
                 status: v1.status, handle: v1.connectionHandle, role: v1.role, peer: v1.peerAddress,
                 interval: v1.connectionInterval, latency: v1.peripheralLatency, timeout: v1.supervisionTimeout)
         case .connectionUpdateComplete(let update):
-            guard update.status.isSuccess, var info = connections[update.connectionHandle] else { return }
+            guard update.status.isSuccess else {
+                let handle = Hex.prefixed(update.connectionHandle, width: 4)
+                return logger.debug("connection update on \(handle) failed: \(update.status)")
+            }
+            guard var info = connections[update.connectionHandle] else {
+                return unknownHandle(update.connectionHandle, in: "LE Connection Update Complete")
+            }
             info.connectionInterval = update.connectionInterval
             info.peripheralLatency = update.peripheralLatency
             info.supervisionTimeout = update.supervisionTimeout
             connections[update.connectionHandle] = info
             emit(.connectionUpdated(info))
         case .dataLengthChange(let change):
-            guard var info = connections[change.connectionHandle] else { return }
+            guard var info = connections[change.connectionHandle] else {
+                return unknownHandle(change.connectionHandle, in: "LE Data Length Change")
+            }
             info.maxTxOctets = change.maxTxOctets
             info.maxRxOctets = change.maxRxOctets
             connections[change.connectionHandle] = info
             emit(.connectionUpdated(info))
         case .phyUpdateComplete(let update):
-            guard update.status.isSuccess, var info = connections[update.connectionHandle] else { return }
+            guard update.status.isSuccess else {
+                let handle = Hex.prefixed(update.connectionHandle, width: 4)
+                return logger.debug("PHY update on \(handle) failed: \(update.status)")
+            }
+            guard var info = connections[update.connectionHandle] else {
+                return unknownHandle(update.connectionHandle, in: "LE PHY Update Complete")
+            }
             info.txPHY = update.txPHY
             info.rxPHY = update.rxPHY
             connections[update.connectionHandle] = info
@@ -82,7 +96,13 @@ extension Host {
                     connectionIntervalMin: request.intervalMin, connectionIntervalMax: request.intervalMax,
                     maxLatency: request.maxLatency, supervisionTimeout: request.timeout, minCELength: 0,
                     maxCELength: 0))
-            spawn { _ = try? await self.send(reply) }
+            spawn {
+                do throws(HostError) {
+                    try await self.send(reply)
+                } catch {
+                    await self.ownCommandFailed("LE Remote Connection Parameter Request Reply", error)
+                }
+            }
         default:
             emit(.other(event))
         }
@@ -92,11 +112,15 @@ extension Host {
         status: HCIStatus, handle: UInt16, role: LEMetaEvent.Role, peer: LEAddress, interval: UInt16,
         latency: UInt16, timeout: UInt16
     ) {
-        guard status.isSuccess else { return emit(.connectionFailed(status)) }
+        guard status.isSuccess else {
+            logger.debug("connection failed: \(status)")
+            return emit(.connectionFailed(status))
+        }
         let info = ConnectionInfo(
             handle: handle, role: role, peerAddress: peer, connectionInterval: interval, peripheralLatency: latency,
             supervisionTimeout: timeout)
         connections[handle] = info
+        logger.debug("link \(Hex.prefixed(handle, width: 4)) up as \(role) with \(peer)")
         acl.addLink(handle)
         bearers[handle] = ATTBearerState(
             ATTBearer(
@@ -107,13 +131,22 @@ extension Host {
 
     /// The link is gone: flow-control credits come back, reassembly and ATT transactions end.
     func linkDown(_ handle: UInt16, reason: HCIStatus) {
-        guard connections.removeValue(forKey: handle) != nil else { return }
+        guard connections.removeValue(forKey: handle) != nil else {
+            return unknownHandle(handle, in: "Disconnection Complete")
+        }
+        logger.debug("link \(Hex.prefixed(handle, width: 4)) down: \(reason)")
         acl.removeLink(handle)
         reassembler.reset(handle: handle)
         failBearer(handle, with: .disconnected(reason: reason))
         if let server = attServer { spawn { await server.connectionEnded(handle) } }
         emit(.disconnected(handle: handle, reason: reason))
         pumpACL()
+    }
+
+    /// An event about a connection this host does not know: dropped, counted and logged.
+    private func unknownHandle(_ handle: UInt16, in event: String) {
+        statistics.eventsForUnknownHandle += 1
+        logger.notice("dropped \(event) for handle \(Hex.prefixed(handle, width: 4)): no such connection")
     }
 
     private func encryptionChanged(_ handle: UInt16, enabled: Bool, status: HCIStatus) {
@@ -126,6 +159,10 @@ extension Host {
 
     /// Disconnects a link (API or protocol-violation policy).
     public func disconnect(_ handle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) async {
-        _ = try? await send(HCI.Disconnect(connectionHandle: handle, reason: reason))
+        do throws(HostError) {
+            try await send(HCI.Disconnect(connectionHandle: handle, reason: reason))
+        } catch {
+            ownCommandFailed("Disconnect of handle \(Hex.prefixed(handle, width: 4))", error)
+        }
     }
 }

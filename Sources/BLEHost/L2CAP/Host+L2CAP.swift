@@ -1,3 +1,4 @@
+import BLETransport
 import BLEWire
 
 extension Host {
@@ -36,10 +37,15 @@ extension Host {
         for packet in aclOutbox {
             if let inPlaceTransport, inPlaceTransport.takesWireBytes {
                 // The pipe takes H4 bytes as they go on a wire: built here in one buffer.
+                if tracesPackets { trace("tx", H4Packet(acl: packet)) }
                 var writer = ByteWriter(capacity: 5 + packet.data.count)
                 writer.u8(H4PacketType.acl.rawValue)
                 packet.encode(into: &writer)
-                try? inPlaceTransport.sendNow(wire: writer.bytes)
+                do throws(HCITransportError) {
+                    try inPlaceTransport.sendNow(wire: writer.bytes)
+                } catch {
+                    sendFailed(H4Packet(acl: packet), error)
+                }
             } else {
                 transmit(H4Packet(acl: packet))
             }
@@ -52,7 +58,18 @@ extension Host {
     /// (Core 5.4 Vol 3 Part A §2.1).
     func receivedACL(_ packet: ACLPacket) {
         guard connections[packet.handle] != nil else { return holdEarlyACL(packet) }
-        guard let frame = reassembler.push(packet).frame else { return }
+        let frame: L2CAPBasicFrame
+        switch reassembler.push(packet) {
+        case .frame(let whole): frame = whole
+        case .incomplete: return
+        case let result:
+            for error in result.errors {
+                statistics.droppedL2CAPFragments += 1
+                logger.notice("\(error)")
+            }
+            guard let whole = result.frame else { return }
+            frame = whole
+        }
         switch frame.channelID {
         case .att:
             receivedATT(frame.payload, on: packet.handle)
@@ -61,7 +78,12 @@ extension Host {
         default:
             // SMP and dynamic channels arrive with their issues; unknown fixed channels are
             // ignored (Vol 3 Part A §2.1: "shall be discarded").
-            return
+            statistics.framesOnUnservedChannels += 1
+            logger.notice(
+                """
+                dropped an L2CAP frame on \(frame.channelID) of handle \(Hex.prefixed(packet.handle, width: 4)) \
+                (\(frame.payload.count) octets): no such channel served
+                """)
         }
     }
 
@@ -74,7 +96,16 @@ extension Host {
     /// (Vol 4 Part E §7.7.65.1). A few are held and delivered when the link comes up; the oldest
     /// go first when the bound is reached, so a stray handle cannot grow memory.
     private func holdEarlyACL(_ packet: ACLPacket) {
-        if earlyACL.count >= Self.earlyACLLimit { earlyACL.removeFirst() }
+        if earlyACL.count >= Self.earlyACLLimit {
+            let dropped = earlyACL.removeFirst()
+            statistics.aclForUnknownHandle += 1
+            logger.warning(
+                """
+                dropped an ACL packet for handle \(Hex.prefixed(dropped.handle, width: 4)) \
+                (\(dropped.data.count) octets): no such connection, and \(Self.earlyACLLimit) packets wait already
+                """)
+        }
+        logger.debug("holding an ACL packet for handle \(Hex.prefixed(packet.handle, width: 4)) until its link is up")
         earlyACL.append(packet)
     }
 
@@ -89,12 +120,26 @@ extension Host {
     /// LE signalling (Vol 3 Part A §4): reject what this host does not implement yet, so the
     /// peer is never left waiting.
     private func receivedSignal(_ payload: ArraySlice<UInt8>, on handle: UInt16) {
-        guard let signal = try? L2CAPSignal(decoding: payload) else { return }
+        let signal: L2CAPSignal
+        do throws(DecodeError) {
+            signal = try L2CAPSignal(decoding: payload)
+        } catch {
+            statistics.badL2CAPSignals += 1
+            let name = Hex.prefixed(handle, width: 4)
+            logger.warning("dropped an LE signalling packet on handle \(name) that does not decode: \(error)")
+            return
+        }
         switch signal.command {
         case .connectionParameterUpdateRequest(let request):
             // As central, accept parameters within the spec's ranges (§4.20); the controller
             // then runs the connection update.
-            guard connections[handle]?.role == .central else { return }
+            guard connections[handle]?.role == .central else {
+                // Only a peripheral sends this request (§4.20).
+                statistics.badL2CAPSignals += 1
+                let name = Hex.prefixed(handle, width: 4)
+                logger.warning("dropped a Connection Parameter Update Request on handle \(name): not central")
+                return
+            }
             let acceptable = (try? request.validate()) != nil
             let response = L2CAPSignal(
                 identifier: signal.identifier,
@@ -106,7 +151,13 @@ extension Host {
                     connectionParameters: HCI.ConnectionParameters(
                         connectionIntervalMin: request.intervalMin, connectionIntervalMax: request.intervalMax,
                         maxLatency: request.peripheralLatency, supervisionTimeout: request.timeoutMultiplier))
-                spawn { try? await self.send(update) }
+                spawn {
+                    do throws(HostError) {
+                        try await self.send(update)
+                    } catch {
+                        await self.ownCommandFailed("LE Connection Update asked for by the peer", error)
+                    }
+                }
             }
         case .commandReject, .connectionParameterUpdateResponse, .disconnectionResponse,
             .leCreditBasedConnectionResponse, .creditBasedConnectionResponse, .creditBasedReconfigureResponse,

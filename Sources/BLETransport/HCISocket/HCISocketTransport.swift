@@ -6,6 +6,7 @@
     import Darwin
 #endif
 import BLEWire
+import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -75,7 +76,8 @@ public final class HCISocketTransport: HCITransport {
     /// Opens the user channel of adapter `index` (hci0 is 0). The adapter must be down and the
     /// process needs CAP_NET_ADMIN; each failure says which.
     public static func open(
-        index: UInt16, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        index: UInt16, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "ble.transport", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(HCISocketError) -> HCISocketTransport {
         let descriptor = socket(addressFamily, socketType, protocolHCI)
         guard descriptor >= 0 else {
@@ -92,7 +94,7 @@ public final class HCISocketTransport: HCITransport {
             throw error(for: code, index: index, operation: "bind to HCI_CHANNEL_USER")
         }
         do {
-            return try await attach(descriptor: descriptor, index: index, group: group)
+            return try await attach(descriptor: descriptor, index: index, group: group, logger: logger)
         } catch {
             throw .failed(index: index, operation: "attach", reason: "\(error)")
         }
@@ -101,7 +103,8 @@ public final class HCISocketTransport: HCITransport {
     /// Reads and writes whole packets on a connected datagram descriptor, which this takes
     /// over (the user channel; a SOCK_SEQPACKET pair in tests). Closes it on failure.
     static func attach(
-        descriptor: Int32, index: UInt16, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        descriptor: Int32, index: UInt16, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "ble.transport", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> HCISocketTransport {
         let writeDescriptor = dup(descriptor)
         guard writeDescriptor >= 0 else {
@@ -109,7 +112,7 @@ public final class HCISocketTransport: HCITransport {
             closeDescriptor(descriptor)
             throw HCISocketError.failed(index: index, operation: "dup", reason: reason)
         }
-        let sink = H4PacketSink()
+        let sink = H4PacketSink(logger: logger)
         do {
             let reader = try await NIOPipeBootstrap(group: group)
                 .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: readCapacity))
@@ -149,7 +152,10 @@ public final class HCISocketTransport: HCITransport {
                 }
             }
         }
-        if let failure { throw failure }
+        if let failure {
+            sink.logger.warning("write of \(bytes.count) octets failed: \(failure)")
+            throw failure
+        }
     }
 
     public func close() async {

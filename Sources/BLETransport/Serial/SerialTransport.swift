@@ -6,6 +6,7 @@
     import Darwin
 #endif
 import BLEWire
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -64,7 +65,8 @@ public final class SerialTransport: HCITransport {
     /// Opens `line.device` (it does not become the process's controlling terminal), sets raw
     /// mode, speed and flow control, and starts framing what it reads.
     public static func open(
-        _ line: TransportMoniker.SerialLine, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        _ line: TransportMoniker.SerialLine, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "ble.transport", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(SerialLineError) -> SerialTransport {
         let speed = line.speed ?? TransportMoniker.SerialLine.defaultSpeed
         guard let speedConstant = baudConstant(speed) else { throw .unsupportedSpeed(speed) }
@@ -84,7 +86,7 @@ public final class SerialTransport: HCITransport {
             closeDescriptor(descriptor)
             throw error
         }
-        let sink = H4PacketSink()
+        let sink = H4PacketSink(logger: logger)
         do {
             // NIO closes the descriptor with the channel; on failure it is still ours.
             let channel = try await NIOPipeBootstrap(group: group)

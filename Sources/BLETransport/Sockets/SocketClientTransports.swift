@@ -1,4 +1,5 @@
 import BLEWire
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -54,9 +55,10 @@ public final class TCPClientTransport: HCITransport {
 
     /// Connects to a controller at `host:port`.
     public static func connect(
-        host: String, port: UInt16, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        host: String, port: UInt16, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "ble.transport", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(TransportOpenError) -> TCPClientTransport {
-        let sink = H4PacketSink()
+        let sink = H4PacketSink(logger: logger)
         let bootstrap = ClientBootstrap(group: group).channelInitializer(SocketHCIConnection.initializer(sink: sink))
         do {
             let channel = try await bootstrap.connect(host: host, port: Int(port)).get()
@@ -96,9 +98,10 @@ public final class UNIXClientTransport: HCITransport {
 
     /// Connects to a controller listening at `path`.
     public static func connect(
-        path: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        path: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "ble.transport", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(TransportOpenError) -> UNIXClientTransport {
-        let sink = H4PacketSink()
+        let sink = H4PacketSink(logger: logger)
         let bootstrap = ClientBootstrap(group: group).channelInitializer(SocketHCIConnection.initializer(sink: sink))
         do {
             let channel = try await bootstrap.connect(unixDomainSocketPath: path).get()

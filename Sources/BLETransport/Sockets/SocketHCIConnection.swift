@@ -1,4 +1,5 @@
 import BLEWire
+import Logging
 import NIOCore
 import Synchronization
 
@@ -11,8 +12,11 @@ final class H4PacketSink: Sendable {
     let packets: AsyncThrowingStream<H4Packet, any Error>
     private let continuation: AsyncThrowingStream<H4Packet, any Error>.Continuation
     private let ended = Atomic<Bool>(false)
+    /// Where the transport logs how its stream ended and the writes that failed.
+    let logger: Logger
 
-    init() {
+    init(logger: Logger) {
+        self.logger = logger
         (packets, continuation) = AsyncThrowingStream.makeStream(of: H4Packet.self, throwing: (any Error).self)
     }
 
@@ -27,6 +31,10 @@ final class H4PacketSink: Sendable {
         guard ended.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         if let error {
+            switch error {
+            case .closed: logger.notice("the controller closed the link")
+            case .malformedStream, .io: logger.warning("transport closed: \(error)")
+            }
             continuation.finish(throwing: error)
         } else {
             continuation.finish()
@@ -108,8 +116,10 @@ final class SocketHCIConnection: Sendable {
         do {
             try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
         } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
+            sink.logger.notice("write of \(bytes.count) octets failed: the link is closed")
             throw .closed
         } catch {
+            sink.logger.warning("write of \(bytes.count) octets failed: \(error)")
             throw .io("\(error)")
         }
     }

@@ -1,4 +1,5 @@
 import BLEWire
+import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -27,9 +28,10 @@ public final class TCPServerTransport: HCITransport {
 
     /// Listens on `host:port` (`_` for every interface; port 0 lets the system pick).
     public static func listen(
-        host: String, port: UInt16, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        host: String, port: UInt16, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "ble.transport", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(TransportOpenError) -> TCPServerTransport {
-        let acceptor = ControllerAcceptor()
+        let acceptor = ControllerAcceptor(logger: logger)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in acceptor.offer(channel) }
@@ -74,8 +76,10 @@ private final class ControllerAcceptor: Sendable {
         case closed
     }
 
-    let sink = H4PacketSink()
+    let sink: H4PacketSink
     private let state = Mutex(State.waiting([]))
+
+    init(logger: Logger) { sink = H4PacketSink(logger: logger) }
 
     /// A child channel's initializer: the first becomes the controller's link.
     func offer(_ channel: any Channel) -> EventLoopFuture<Void> {

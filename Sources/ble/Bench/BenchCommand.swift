@@ -88,6 +88,7 @@ struct AirtimeBenchCommand: AsyncParsableCommand {
     @Option(help: "At most this many packet pairs per event.") var cap: Int?
     @Option(help: "Application octets to stream.") var bytes: Int = 500_000
     @Flag(help: "Print the result as JSON.") var json = false
+    @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard (27...251).contains(ll) else { throw ValidationError("--ll must be 27…251, got \(ll)") }
@@ -211,6 +212,7 @@ struct IdleBenchCommand: AsyncParsableCommand {
 
     @Option(help: "Connection interval in ms (a multiple of 1.25).") var interval: Double = 15
     @Option(help: "Virtual seconds to simulate.") var seconds: Double = 3600
+    @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard (7.5...4000).contains(interval), (interval / 1.25).rounded() == interval / 1.25 else {

@@ -42,6 +42,8 @@ struct GATTBenchCommand: AsyncParsableCommand {
             valueName: "MONIKER"))
     var peerTransport = "virtual"
 
+    @OptionGroup var logging: LoggingOptions
+
     func validate() throws {
         guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be 1…10000000") }
         guard (1...1_000_000).contains(roundTrips) else { throw ValidationError("--round-trips must be 1…1000000") }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLE
 import BLEWire
+import Logging
 import BLETransport
 import Foundation
 
@@ -27,6 +28,8 @@ struct RadioOptions: ParsableArguments {
                 + "file (datalink 1002, H4; read it with `ble decode --btsnoop`, Wireshark or btmon).",
             valueName: "FILE"))
     var capture: String?
+
+    @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         _ = try moniker()
@@ -66,13 +69,14 @@ struct RadioOptions: ParsableArguments {
             let simulation = radio.simulation
             return try await simulation.run {
                 let neighbourhood = try await VirtualNeighbourhood.start(on: radio)
+                var controller = VirtualController.Configuration(
+                    publicAddress: ownAddress ?? VirtualNeighbourhood.commandAddress)
+                controller.logger = logging.logger("ble.controller")
                 let session = RadioSession(
                     radio: try captured(
-                        .virtual(
-                            radio, position: VirtualNeighbourhood.commandPosition,
-                            controller: VirtualController.Configuration(
-                                publicAddress: ownAddress ?? VirtualNeighbourhood.commandAddress))),
-                    clock: simulation.clock, executor: simulation.executor, virtualRadio: radio)
+                        .virtual(radio, position: VirtualNeighbourhood.commandPosition, controller: controller)),
+                    clock: simulation.clock, executor: simulation.executor, virtualRadio: radio,
+                    hostConfiguration: logging.hostConfiguration, logLevel: logging.level)
                 let result: T
                 do {
                     result = try await body(session)
@@ -88,14 +92,16 @@ struct RadioOptions: ParsableArguments {
         case .tcpClient, .tcpServer, .unix, .serial, .hciSocket:
             let transport: any HCITransport
             do {
-                transport = try await moniker.openHostTransport()
+                transport = try await moniker.openHostTransport(logger: logging.logger("ble.transport"))
             } catch {
                 throw CommandFailure("--transport \(moniker): \(error)")
             }
             let radio = try captured(.transport(transport))
             defer { closeCapture(of: radio) }
             return try await body(
-                RadioSession(radio: radio, clock: ContinuousClock(), executor: nil, virtualRadio: nil))
+                RadioSession(
+                    radio: radio, clock: ContinuousClock(), executor: nil, virtualRadio: nil,
+                    hostConfiguration: logging.hostConfiguration, logLevel: logging.level))
         }
     }
 
@@ -125,6 +131,13 @@ struct RadioSession: Sendable {
     let executor: (any TaskExecutor)?
     /// The virtual radio when the transport is `virtual`, nil otherwise.
     let virtualRadio: VirtualRadio?
+    /// The settings of the command's host: its logger (`--log-level`, `-v`).
+    let hostConfiguration: HostConfiguration
+    /// `--log-level` (or `-v`), nil when the command stays silent.
+    let logLevel: Logger.Level?
+
+    /// A logger for one part of the command's stack, at the command's level.
+    func logger(_ label: String) -> Logger { LoggingOptions.logger(label, level: logLevel) }
 
     /// Starts a task where the radio's work runs.
     @discardableResult

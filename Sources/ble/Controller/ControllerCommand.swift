@@ -33,6 +33,8 @@ struct ControllerCommand: AsyncParsableCommand {
             valueName: "NAME"))
     var profile: AirTimeProfile?
 
+    @OptionGroup var logging: LoggingOptions
+
     func validate() throws {
         _ = try Self.monikers(listen)
     }
@@ -40,6 +42,7 @@ struct ControllerCommand: AsyncParsableCommand {
     func run() async throws {
         let monikers = try Self.monikers(listen)
         var configuration = VirtualController.Configuration()
+        configuration.logger = logging.logger("ble.controller")
         if let profile {
             let timing = profile.linkTiming()
             configuration.scheduling = LinkLayerScheduling(
@@ -47,7 +50,7 @@ struct ControllerCommand: AsyncParsableCommand {
         }
         let terminated = StopSignals()
         let radio = VirtualRadio(pacing: .paced(rate: 1))
-        let server = VirtualControllerServer()
+        let server = VirtualControllerServer(logger: logging.logger("ble.controller-server"))
         let log = Task { await Self.log(server.events) }
         do {
             for (index, moniker) in monikers.enumerated() {

@@ -29,14 +29,16 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Write the phone's HCI traffic to FILE as a btsnoop capture (Wireshark, ble decode --btsnoop).")
     var capture: String?
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
         if wireTour {
             var story = DemoStory(showBytes: bytes)
             try story.tell()
         } else if heartRate {
-            try await HeartRateDemo.run(capturePath: capture)
+            try await HeartRateDemo.run(capturePath: capture, phoneHost: logging.hostConfiguration)
         } else {
-            try await HeadsetDemo.run(capturePath: capture)
+            try await HeadsetDemo.run(capturePath: capture, phoneHost: logging.hostConfiguration)
         }
     }
 }

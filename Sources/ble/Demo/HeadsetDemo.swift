@@ -46,14 +46,15 @@ enum HeadsetDemo {
         ScriptedHeadsetEvent(after: .milliseconds(300), .openCamera),
     ]
 
-    static func run(capturePath: String? = nil) async throws {
+    /// - Parameter phoneHost: the phone's host settings (its logger: `ble demo --log-level`).
+    static func run(capturePath: String? = nil, phoneHost: HostConfiguration = HostConfiguration()) async throws {
         let stage = try DemoStage(capturePath: capturePath)
         let (radio, phoneRadio, log, simulation) = (stage.radio, stage.phoneRadio, stage.log, stage.radio.simulation)
         let wallStart = ContinuousClock.now
         print("swift-ble demo — a headset and its phone app, each a swift-ble host on its own virtual controller,")
         print("on one virtual air (air-time model, virtual clock). Times are virtual.\n")
         let story = try await simulation.run {
-            try await HeadsetStory(radio: radio, phoneRadio: phoneRadio, log: log).tell()
+            try await HeadsetStory(radio: radio, phoneRadio: phoneRadio, phoneHost: phoneHost, log: log).tell()
         }
         let wall = wallStart.duration(to: .now)
         print("")

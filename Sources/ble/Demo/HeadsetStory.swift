@@ -24,6 +24,7 @@ final class HeadsetStory: Sendable {
     let radio: VirtualRadio
     let simulation: Simulation
     let phoneRadio: Radio
+    let phoneHost: HostConfiguration
     let log: StoryLog
     let state = Mutex(State())
 
@@ -35,10 +36,11 @@ final class HeadsetStory: Sendable {
         var linkDown: VirtualInstant?
     }
 
-    init(radio: VirtualRadio, phoneRadio: Radio, log: StoryLog) {
+    init(radio: VirtualRadio, phoneRadio: Radio, phoneHost: HostConfiguration = HostConfiguration(), log: StoryLog) {
         self.radio = radio
         simulation = radio.simulation
         self.phoneRadio = phoneRadio
+        self.phoneHost = phoneHost
         self.log = log
     }
 
@@ -55,7 +57,7 @@ final class HeadsetStory: Sendable {
             "headset: firmware \(first.flash.activeVersion) at \(HeadsetDemo.firstAddress), advertising \"HEADSET\" "
                 + "and its MAC \(HeadsetDemo.mac)")
 
-        let phone = await CentralManager(radio: phoneRadio)
+        let phone = await CentralManager(radio: phoneRadio, configuration: phoneHost)
         try await phone.powerOn()
         let registry = try KnownDevices.inMemory(
             identification: DeviceIdentification(scanServices: [HeadsetProtocol.serviceUUID]))

@@ -17,13 +17,16 @@ enum HeartRateDemo {
     static let batteryLevel = BluetoothUUID(0x2A19)
 
     /// Runs the story; with `capturePath`, the phone's HCI traffic goes to a btsnoop file there.
-    static func run(capturePath: String? = nil) async throws {
+    /// - Parameter phoneHost: the phone's host settings (its logger: `ble demo --log-level`).
+    static func run(capturePath: String? = nil, phoneHost: HostConfiguration = HostConfiguration()) async throws {
         let stage = try DemoStage(capturePath: capturePath)
         let (radio, phoneRadio, log, simulation) = (stage.radio, stage.phoneRadio, stage.log, stage.radio.simulation)
         let wallStart = ContinuousClock.now
         print("swift-ble demo — a heart-rate sensor and a phone, each a swift-ble host on its own virtual")
         print("controller, on one virtual air (air-time model, virtual clock). Times are virtual.\n")
-        try await simulation.run { try await story(radio: radio, phoneRadio: phoneRadio, log: log) }
+        try await simulation.run {
+            try await story(radio: radio, phoneRadio: phoneRadio, phoneHost: phoneHost, log: log)
+        }
         let wall = wallStart.duration(to: .now)
         print(
             "\nDone: \(format(seconds(VirtualInstant.zero.duration(to: simulation.now)))) s of virtual time in "
@@ -31,11 +34,13 @@ enum HeartRateDemo {
         try stage.finishCapture()
     }
 
-    private static func story(radio: VirtualRadio, phoneRadio: Radio, log: StoryLog) async throws {
+    private static func story(
+        radio: VirtualRadio, phoneRadio: Radio, phoneHost: HostConfiguration, log: StoryLog
+    ) async throws {
         let simulation = radio.simulation
         let sensor = try await PeripheralManager(
             radio: .virtual(radio), gap: GAPServiceConfiguration(deviceName: "HRS-1", appearance: 0x0341))
-        let phone = await CentralManager(radio: phoneRadio)
+        let phone = await CentralManager(radio: phoneRadio, configuration: phoneHost)
         try await sensor.powerOn()
         try await phone.powerOn()
 

@@ -34,7 +34,7 @@ struct DeviceArguments: ParsableArguments {
         let address = try deviceAddress()
         let timeout = self.timeout
         return try await radio.withRadio(pacing: pacing) { session in
-            let central = await CentralManager(radio: session.radio)
+            let central = await CentralManager(radio: session.radio, configuration: session.hostConfiguration)
             do {
                 try await attempt("powering on") { try await central.powerOn() }
                 let peripheral = try await Self.find(address, central: central, session: session, timeout: timeout)

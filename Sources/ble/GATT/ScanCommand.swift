@@ -44,7 +44,7 @@ struct ScanCommand: AsyncParsableCommand {
         let seconds = duration
         let json = self.json
         try await radio.withRadio { session in
-            let central = await CentralManager(radio: session.radio)
+            let central = await CentralManager(radio: session.radio, configuration: session.hostConfiguration)
             do {
                 try await attempt("powering on") { try await central.powerOn() }
                 let discoveries = try await attempt("scanning") {

@@ -4,6 +4,7 @@ import BLEHost
 import BLECompanion
 import BLEDevices
 import Foundation
+import Logging
 
 /// `ble headset`: a virtual headset (headset protocol v1, docs/headset-protocol.md) on any
 /// radio, until stopped.
@@ -87,7 +88,9 @@ struct HeadsetCommand: AsyncParsableCommand {
             pacing: seconds == nil ? .wallClock : .unpaced, ownAddress: chosen ?? Self.virtualAddress
         ) { session in
             let manager = try await attempt("starting the headset") {
-                try await PeripheralManager(radio: session.radio, gap: GAPServiceConfiguration(deviceName: "HEADSET"))
+                try await PeripheralManager(
+                    radio: session.radio, configuration: session.hostConfiguration,
+                    gap: GAPServiceConfiguration(deviceName: "HEADSET"))
             }
             do {
                 try await attempt("powering on") { try await manager.powerOn() }
@@ -122,7 +125,8 @@ struct HeadsetCommand: AsyncParsableCommand {
         do {
             return try await VirtualHeadset.start(
                 on: manager, configuration: configuration, storage: storage,
-                link: DeviceLinkConfiguration(clock: session.clock, taskExecutor: session.executor))
+                link: DeviceLinkConfiguration(
+                    clock: session.clock, taskExecutor: session.executor, logger: session.logger("ble.device-link")))
         } catch let error as FlashStorageError {
             throw CommandFailure("--state-dir: \(error)")
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BLE
 import BLECompanion
 import Foundation
+import Logging
 
 /// `ble ota --image FILE ADDRESS`: updates a headset's firmware over the air (headset protocol
 /// v1) with the OTA engine: resends, resume after a link loss, progress, summary.
@@ -37,7 +38,7 @@ struct OTACommand: AsyncParsableCommand {
         let timeout = device.timeout
         let bar = OTAProgressBar(totalBytes: firmware.size)
         let outcome = try await device.radio.withRadio { session in
-            let central = await CentralManager(radio: session.radio)
+            let central = await CentralManager(radio: session.radio, configuration: session.hostConfiguration)
             do {
                 try await attempt("powering on") { try await central.powerOn() }
                 let connect: HeadsetOTATarget.Reconnect = {
@@ -70,7 +71,7 @@ struct OTACommand: AsyncParsableCommand {
     static func update<C: Clock<Duration>>(
         _ image: FirmwareImage, target: HeadsetOTATarget, clock: C, session: RadioSession, bar: OTAProgressBar
     ) async -> OTAOutcome {
-        let engine = OTAEngine(image: image, target: target, clock: clock)
+        let engine = OTAEngine(image: image, target: target, clock: clock, logger: session.logger("ble.ota"))
         let drawing = session.spawn {
             for await progress in engine.progress { bar.draw(progress) }
         }
@@ -124,7 +125,8 @@ struct OTACommand: AsyncParsableCommand {
         do {
             return try await DeviceLink.open(
                 peripheral, speaking: HeadsetProtocol.self,
-                configuration: DeviceLinkConfiguration(clock: session.clock, taskExecutor: session.executor))
+                configuration: DeviceLinkConfiguration(
+                    clock: session.clock, taskExecutor: session.executor, logger: session.logger("ble.device-link")))
         } catch {
             await central.cancelPeripheralConnection(peripheral)
             throw CommandFailure("\(address) does not speak the headset protocol: \(error)")

@@ -38,7 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await radio.withRadio(pacing: seconds == nil ? .wallClock : .unpaced) { session in
             let manager = try await attempt("starting the GATT server") {
                 try await PeripheralManager(
-                    radio: session.radio,
+                    radio: session.radio, configuration: session.hostConfiguration,
                     gap: GAPServiceConfiguration(deviceName: document.deviceName, appearance: document.appearance))
             }
             do {

@@ -1,5 +1,6 @@
 import BLE
 import BLECompanion
+import Logging
 import Synchronization
 import Testing
 
@@ -23,19 +24,37 @@ func hex(_ text: String) -> [UInt8] {
     return bytes
 }
 
-/// Collects log lines.
+/// Collects log lines: an in-memory swift-log handler handed to a configuration (the global
+/// logging system is never bootstrapped in tests).
 final class LogLines: Sendable {
-    private let lines = Mutex<[(DeviceProtocolLogger.Level, String)]>([])
+    private let lines = Mutex<[(Logger.Level, String)]>([])
 
-    var logger: DeviceProtocolLogger {
-        DeviceProtocolLogger { level, line in self.lines.withLock { $0.append((level, line)) } }
+    var logger: Logger {
+        var logger = Logger(label: "test", factory: { _ in Handler(lines: self) })
+        logger.logLevel = .trace
+        return logger
     }
 
-    func count(atLeast level: DeviceProtocolLogger.Level) -> Int {
+    func count(atLeast level: Logger.Level) -> Int {
         lines.withLock { $0.filter { $0.0 >= level }.count }
     }
 
     var all: [String] { lines.withLock { $0.map(\.1) } }
+
+    private struct Handler: LogHandler {
+        let lines: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            lines.lines.withLock { $0.append((event.level, event.message.description)) }
+        }
+    }
 }
 
 /// Every message of both directions, with the values at the edges of their ranges.

@@ -12,10 +12,17 @@ extension VirtualController {
     /// handle as flushed, §7.7.5). A packet beyond the buffers the controller advertised, or
     /// longer than one buffer, is lost and reported with Data Buffer Overflow (§7.7.26).
     func receiveHostACL(_ packet: ACLPacket) {
-        guard let connection = connections[packet.handle] else { return }
+        guard let connection = connections[packet.handle] else {
+            statistics.aclForUnknownHandle += 1
+            logger.notice("dropped an ACL packet from the host for handle \(packet.handle): no such connection")
+            return
+        }
         guard packet.data.count <= Int(configuration.aclBufferSize),
             aclPacketsInController < Int(configuration.aclBufferCount)
         else {
+            statistics.bufferOverflows += 1
+            logger.warning(
+                "dropped an ACL packet of \(packet.data.count) octets: over the controller's buffers (§7.7.26)")
             send(.dataBufferOverflow(.init(linkType: .acl)))
             return
         }

@@ -1,0 +1,34 @@
+/// What a host dropped or could not do, counted: each count goes with a log line at `.notice`
+/// or `.warning` on the host's logger saying what and why. A healthy link keeps every count at
+/// zero; a count that moves points at a peer, a controller or a transport worth a look.
+public struct HostStatistics: Sendable, Equatable, Codable {
+    /// HCI events from the controller that did not decode (Core 5.4 Vol 4 Part E §5.4.4).
+    public var undecodableEvents = 0
+    /// ACL data packets from the controller that did not decode (Vol 4 Part E §5.4.2).
+    public var undecodableACL = 0
+    /// Packets a controller does not send to a host (commands) or that this host does not
+    /// take (SCO, ISO).
+    public var unexpectedPackets = 0
+    /// ACL packets for a handle with no connection, dropped after waiting for its LE
+    /// Connection Complete.
+    public var aclForUnknownHandle = 0
+    /// Events about a connection handle the host does not know.
+    public var eventsForUnknownHandle = 0
+    /// ACL fragments L2CAP reassembly dropped (Vol 3 Part A §7.2).
+    public var droppedL2CAPFragments = 0
+    /// Whole L2CAP frames on a channel this host does not serve.
+    public var framesOnUnservedChannels = 0
+    /// LE signalling packets that did not decode or were not the receiver's to get
+    /// (Vol 3 Part A §4).
+    public var badL2CAPSignals = 0
+    /// Command Complete / Command Status events for no outstanding command.
+    public var unexpectedCommandCompletes = 0
+    /// Commands the controller did not answer within the command timeout.
+    public var commandTimeouts = 0
+    /// Commands the host sent on its own (replies, updates, disconnects) that failed.
+    public var failedCommands = 0
+    /// Packets the transport did not take.
+    public var failedSends = 0
+
+    public init() {}
+}
