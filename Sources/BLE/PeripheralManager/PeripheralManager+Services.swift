@@ -74,7 +74,7 @@ extension PeripheralManager {
                     try await host.indicate(value, attributeHandle: attributeHandle, on: connection.handle)
                 } catch {
                     let link = connection.handle
-                    host.logger.notice("Service Changed indication on link \(link) not confirmed: \(error)")
+                    host.logger.notice("Service Changed indication on link \(link.rawValue) not confirmed: \(error)")
                 }
             }
         }

@@ -83,7 +83,7 @@ extension PeripheralManager {
                     try await host.indicate(value, attributeHandle: valueHandle, on: connection)
                 } catch {
                     host.logger.notice(
-                        "indication of handle \(valueHandle) on link \(connection) not confirmed: \(error)")
+                        "indication of handle \(valueHandle) on link \(connection.rawValue) not confirmed: \(error)")
                 }
                 await self?.indicationEnded(connection)
             }
@@ -97,7 +97,7 @@ extension PeripheralManager {
                 do {
                     try await host.notify(value, attributeHandle: valueHandle, on: connection)
                 } catch {
-                    host.logger.notice("notification of handle \(valueHandle) on link \(connection) dropped: \(error)")
+                    host.logger.notice("notification of handle \(valueHandle) on link \(connection.rawValue) dropped: \(error)")
                 }
             }
         }
