@@ -102,8 +102,8 @@ public enum AirtimeBenchmark {
         let central: Host
         let simulation: Simulation
         let server: GATTServerHandler
-        let peripheralHandle: UInt16
-        public let centralHandle: UInt16
+        let peripheralHandle: ConnectionHandle
+        public let centralHandle: ConnectionHandle
         let valueHandle: UInt16
 
         /// Starts both hosts, advertises, connects, sets data length, PHY, encryption and MTU as
@@ -255,7 +255,7 @@ public enum AirtimeBenchmark {
                 predictedPacketsPerEvent: prediction.packetsPerEvent(parameters.rule))
         }
 
-        static func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> UInt16 {
+        static func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> ConnectionHandle {
             while let event = await events.next() {
                 switch event {
                 case .connected(let info): return info.handle

@@ -5,14 +5,14 @@ extension Host {
     /// Bluetooth's `canSendWriteWithoutResponse` turning true): returns at once when it can, or
     /// when the link is gone. While a caller waits, the host reports `.readyToSend` when room
     /// comes back, as it does for writers waiting for room.
-    public func waitUntilReadyToSend(on handle: UInt16) async {
+    public func waitUntilReadyToSend(on handle: ConnectionHandle) async {
         while hasBearer(handle), !acl.isReady(handle) {
             await waitForReadiness(on: handle)
         }
     }
 
     /// Waits for room on `handle` or for its link to go.
-    func waitForReadiness(on handle: UInt16) async {
+    func waitForReadiness(on handle: ConnectionHandle) async {
         await WaiterQueue.wait(unless: { !hasBearer(handle) || acl.isReady(handle) }) { waiter in
             if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
             bearers[handle]!.readinessWaiters.append(waiter)
@@ -22,7 +22,7 @@ extension Host {
     /// Asks for one `.readyToSend(handle:)` event when the link has room again, for callers
     /// on the host's executor that take events in place rather than wait on a task. Returns
     /// false, asking nothing, when the link has room now or is gone.
-    package func reportReadinessToSend(on handle: UInt16) -> Bool {
+    package func reportReadinessToSend(on handle: ConnectionHandle) -> Bool {
         guard hasBearer(handle), !acl.isReady(handle) else { return false }
         if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
         bearers[handle]!.readinessReportWanted = true

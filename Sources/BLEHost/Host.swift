@@ -40,18 +40,18 @@ public protocol ATTServerHandler: Sendable {
     /// sized by it. Exchange MTU requests come here too; the bearer takes the new ATT_MTU from
     /// the response. Runs on the caller's executor (the host's): nothing is sent elsewhere to
     /// answer.
-    nonisolated(nonsending) func handle(_ pdu: ATTPDU, connection: UInt16, mtu: Int) async -> ATTPDU?
+    nonisolated(nonsending) func handle(_ pdu: ATTPDU, connection: ConnectionHandle, mtu: Int) async -> ATTPDU?
     /// A command (Write Command, Signed Write Command: no response, Core 5.4 Vol 3 Part F
     /// §3.4.5.3–§3.4.5.4) taken synchronously on the host's executor as it arrives; false
     /// leaves it to `handle` on a task of its own.
-    func takeCommand(_ pdu: ATTPDU, connection: UInt16) -> Bool
+    func takeCommand(_ pdu: ATTPDU, connection: ConnectionHandle) -> Bool
     /// The link is gone: forget per-connection state.
-    func connectionEnded(_ connection: UInt16) async
+    func connectionEnded(_ connection: ConnectionHandle) async
 }
 
 extension ATTServerHandler {
-    public func takeCommand(_ pdu: ATTPDU, connection: UInt16) -> Bool { false }
-    public func connectionEnded(_ connection: UInt16) async {}
+    public func takeCommand(_ pdu: ATTPDU, connection: ConnectionHandle) -> Bool { false }
+    public func connectionEnded(_ connection: ConnectionHandle) async {}
 }
 
 /// The host stack of one controller (Core 5.4 Vol 4 Part E for HCI, Vol 3 for L2CAP/ATT): HCI
@@ -108,8 +108,8 @@ public actor Host {
     var reassembler = L2CAPReassembler()
     /// ACL data for a handle with no connection yet, held until its LE Connection Complete.
     var earlyACL: [ACLPacket] = []
-    var connections: [UInt16: ConnectionInfo] = [:]
-    var bearers: [UInt16: ATTBearerState] = [:]
+    var connections: [ConnectionHandle: ConnectionInfo] = [:]
+    var bearers: [ConnectionHandle: ATTBearerState] = [:]
     /// Bearers with callers waiting for transmit room, so that sending can skip looking.
     var readinessInterest = 0
     /// Sleeps until the earliest ATT transaction deadline while any transaction is pending.
@@ -221,7 +221,7 @@ public actor Host {
     /// The live connections.
     public var liveConnections: [ConnectionInfo] { Array(connections.values).sorted { $0.handle < $1.handle } }
 
-    public func connection(_ handle: UInt16) -> ConnectionInfo? { connections[handle] }
+    public func connection(_ handle: ConnectionHandle) -> ConnectionInfo? { connections[handle] }
 
     /// Hands every later event to `observer` instead of `events`: synchronously, on the host's
     /// executor, while the host is still handling what caused it. Code on the same executor (a

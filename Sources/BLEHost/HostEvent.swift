@@ -2,7 +2,7 @@ import BLEWire
 
 /// A live LE connection as the host knows it (Core 5.4 Vol 4 Part E §7.7.65.1, §7.7.65.10).
 public struct ConnectionInfo: Sendable, Hashable {
-    public var handle: UInt16
+    public var handle: ConnectionHandle
     public var role: LEMetaEvent.Role
     public var peerAddress: LEAddress
     /// Units of 1.25 ms.
@@ -25,19 +25,19 @@ public enum HostEvent: Sendable {
     case connected(ConnectionInfo)
     /// A connection attempt ended without a connection (e.g. cancelled: 0x02).
     case connectionFailed(HCIStatus)
-    case disconnected(handle: UInt16, reason: HCIStatus)
+    case disconnected(handle: ConnectionHandle, reason: HCIStatus)
     case connectionUpdated(ConnectionInfo)
-    case encryptionChanged(handle: UInt16, enabled: Bool, status: HCIStatus)
+    case encryptionChanged(handle: ConnectionHandle, enabled: Bool, status: HCIStatus)
     /// The peer asked for the LTK (the host answers through `send(_:)`).
     case longTermKeyRequest(LEMetaEvent.LongTermKeyRequest)
-    case attMTUChanged(handle: UInt16, mtu: Int)
+    case attMTUChanged(handle: ConnectionHandle, mtu: Int)
     /// The peer sent a notification (ATT_HANDLE_VALUE_NTF or one of a multiple notification).
-    case notification(handle: UInt16, attributeHandle: UInt16, value: [UInt8])
+    case notification(handle: ConnectionHandle, attributeHandle: UInt16, value: [UInt8])
     /// The peer sent an indication; the host has confirmed it.
-    case indication(handle: UInt16, attributeHandle: UInt16, value: [UInt8])
+    case indication(handle: ConnectionHandle, attributeHandle: UInt16, value: [UInt8])
     /// The link can take more write-without-response / notifications
     /// (Core Bluetooth's peripheralIsReady / peripheralManagerIsReady).
-    case readyToSend(handle: UInt16)
+    case readyToSend(handle: ConnectionHandle)
     case hardwareError(UInt8)
     /// Any other event, for whoever wants it.
     case other(HCIEvent)

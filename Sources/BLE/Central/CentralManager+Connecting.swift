@@ -5,7 +5,7 @@ import BLEWire
 /// controller allows.
 struct ConnectionAttempt {
     enum Outcome {
-        case connected(UInt16)
+        case connected(ConnectionHandle)
         case failed(HCIStatus)
     }
 
@@ -104,7 +104,7 @@ extension CentralManager {
 
     /// Sends LE Create Connection and waits for its outcome, the timeout or a cancellation.
     private func run(_ id: UInt64, _ peripheral: Peripheral, _ options: ConnectOptions) async -> Result<
-        UInt16, BLEError
+        ConnectionHandle, BLEError
     > {
         guard await peripheral.state == .connecting else { return .failure(.connectionCancelled) }
         if let ending = attempt?.ending {
@@ -198,7 +198,7 @@ extension CentralManager {
     }
 
     /// Disconnection Complete (§7.7.5).
-    func linkDown(_ handle: UInt16, reason: HCIStatus) async {
+    func linkDown(_ handle: ConnectionHandle, reason: HCIStatus) async {
         guard let peripheral = links.removeValue(forKey: handle) else { return }
         await peripheral.didDisconnect()
         eventSink.yield(.disconnected(peripheral, reason: reason))

@@ -74,7 +74,7 @@ public actor CentralManager: PoweredManager {
     /// Every peripheral seen, by identifier.
     var known: [UUID: Peripheral] = [:]
     /// Connected peripherals by connection handle.
-    var links: [UInt16: Peripheral] = [:]
+    var links: [ConnectionHandle: Peripheral] = [:]
     /// The one LE Create Connection in progress, and those waiting their turn.
     var attempt: ConnectionAttempt?
     var attemptWaiters = WaiterQueue()

@@ -29,8 +29,8 @@ public actor Peripheral {
     package enum Link: Equatable {
         case disconnected
         case connecting
-        case connected(UInt16)
-        case disconnecting(UInt16)
+        case connected(ConnectionHandle)
+        case disconnecting(ConnectionHandle)
     }
 
     /// Stable for the peer's identity address (`LEAddress.peerIdentifier`).
@@ -161,7 +161,7 @@ public actor Peripheral {
 
     /// Marks a connected peripheral as disconnecting and returns its connection handle; a
     /// peripheral still waiting to connect goes back to disconnected.
-    func beginDisconnecting() -> UInt16? {
+    func beginDisconnecting() -> ConnectionHandle? {
         switch link {
         case .connected(let handle):
             link = .disconnecting(handle)
@@ -174,7 +174,7 @@ public actor Peripheral {
         }
     }
 
-    func didConnect(handle: UInt16) {
+    func didConnect(handle: ConnectionHandle) {
         link = .connected(handle)
         connectionCount += 1
         serviceRecords = [:]
@@ -221,12 +221,12 @@ public actor Peripheral {
 
     /// Reports readiness once the link has room again (once per time it was found full): the
     /// host's `.readyToSend` reaches the manager, which hands it to `becameReady` in place.
-    private func armReadiness(_ handle: UInt16) {
+    private func armReadiness(_ handle: ConnectionHandle) {
         guard !readinessArmed else { return }
         readinessArmed = stack.inPlace(passing: handle) { $0.reportReadinessToSend(on: $1) }
     }
 
-    func becameReady(_ handle: UInt16) {
+    func becameReady(_ handle: ConnectionHandle) {
         guard readinessArmed, link == .connected(handle) else { return }
         readinessArmed = false
         eventListeners.yield(.readyToSendWriteWithoutResponse)

@@ -82,7 +82,7 @@ public struct Central: Sendable, Hashable, CustomStringConvertible {
     /// Vol 3 Part F §3.4.7.1), as of this snapshot.
     public let maximumUpdateValueLength: Int
     /// The HCI connection handle of its link.
-    let connection: UInt16
+    let connection: ConnectionHandle
 
     public var description: String { "central \(identifier)" }
 }

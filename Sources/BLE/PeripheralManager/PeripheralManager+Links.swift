@@ -42,7 +42,7 @@ extension PeripheralManager {
     private func takeInPlace(_ event: GATTServerEvent) -> Bool {
         switch event {
         case .writeWithoutResponse(let command):
-            let handle = command.connection.rawValue
+            let handle = command.connection.handle
             guard centrals[handle] != nil,
                 let request = request(for: command.write, on: handle, kind: .writeWithoutResponse)
             else { return true }
@@ -74,7 +74,7 @@ extension PeripheralManager {
     private func handle(_ event: GATTServerEvent) async {
         switch event {
         case .subscriptionChanged(let subscription):
-            let handle = subscription.connection.rawValue
+            let handle = subscription.connection.handle
             let valueHandle = subscription.characteristic.handle
             guard centrals[handle] != nil else { return }
             if subscription.isSubscribed {
@@ -88,7 +88,7 @@ extension PeripheralManager {
                 subscription.isSubscribed
                     ? .subscribed(central, characteristic) : .unsubscribed(central, characteristic))
         case .writeWithoutResponse(let command):
-            let handle = command.connection.rawValue
+            let handle = command.connection.handle
             guard centrals[handle] != nil,
                 let request = request(for: command.write, on: handle, kind: .writeWithoutResponse)
             else { return }
@@ -114,7 +114,7 @@ extension PeripheralManager {
 
     /// A central's link went down: its subscriptions end, and requests it left unanswered are
     /// dropped.
-    private func linkDown(_ handle: UInt16, reason: HCIStatus) async {
+    private func linkDown(_ handle: ConnectionHandle, reason: HCIStatus) async {
         guard centrals[handle] != nil else { return }
         let central = central(handle)
         let ended = subscriptions.removeValue(forKey: handle) ?? [:]
@@ -126,11 +126,11 @@ extension PeripheralManager {
             }
         }
         indicationsInFlight[handle] = nil
-        for (token, continuation) in pendingReads where token.connection.rawValue == handle {
+        for (token, continuation) in pendingReads where token.connection.handle == handle {
             pendingReads[token] = nil
             continuation.resume(returning: .error(.unlikelyError))
         }
-        for (token, continuation) in pendingWrites where token.connection.rawValue == handle {
+        for (token, continuation) in pendingWrites where token.connection.handle == handle {
             pendingWrites[token] = nil
             continuation.resume(returning: .error(.unlikelyError))
         }

@@ -41,7 +41,7 @@ extension PeripheralManager {
 
     /// A read of a dynamic value: handed to the app, answered when it responds.
     func receivedRead(_ read: GATTReadRequest) async -> GATTReadResult {
-        let handle = read.connection.rawValue
+        let handle = read.connection.handle
         let reference = read.attribute
         guard let characteristic = characteristicSnapshot(valueHandle: reference.characteristicValueHandle) else {
             return .error(.unlikelyError)
@@ -60,7 +60,7 @@ extension PeripheralManager {
     /// A Write Request, or an Execute Write Request's queue: handed to the app, answered when
     /// it responds.
     func receivedWrite(_ write: GATTWriteRequest) async -> GATTWriteResult {
-        let handle = write.connection.rawValue
+        let handle = write.connection.handle
         var requests: [ATTRequest] = []
         for part in write.writes {
             guard let request = request(for: part, on: handle, kind: .write(write.token)) else {
@@ -77,7 +77,7 @@ extension PeripheralManager {
     }
 
     /// The request for one write.
-    func request(for write: GATTWrite, on handle: UInt16, kind: ATTRequest.Kind) -> ATTRequest? {
+    func request(for write: GATTWrite, on handle: ConnectionHandle, kind: ATTRequest.Kind) -> ATTRequest? {
         guard let characteristic = characteristicSnapshot(valueHandle: write.attribute.characteristicValueHandle)
         else { return nil }
         return ATTRequest(

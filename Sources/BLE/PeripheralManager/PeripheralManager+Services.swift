@@ -71,10 +71,10 @@ extension PeripheralManager {
             let attributeHandle = indication.handle
             stack.spawn {
                 do {
-                    try await host.indicate(value, attributeHandle: attributeHandle, on: connection.rawValue)
+                    try await host.indicate(value, attributeHandle: attributeHandle, on: connection.handle)
                 } catch {
-                    let link = connection.rawValue
-                    host.logger.notice("Service Changed indication on link \(link) not confirmed: \(error)")
+                    let link = connection.handle
+                    host.logger.notice("Service Changed indication on link \(link.rawValue) not confirmed: \(error)")
                 }
             }
         }

@@ -39,7 +39,7 @@ extension PeripheralManager {
         if case .stored = definition.value {
             server.withServer { server in _ = try? server.setValue(value, forAttributeAt: valueHandle) }
         }
-        var waiting: [UInt16] = []
+        var waiting: [ConnectionHandle] = []
         forEachTarget(of: valueHandle, among: wanted) { connection, indicate in
             if !isReady(connection, indicate: indicate) { waiting.append(connection) }
         }
@@ -57,9 +57,9 @@ extension PeripheralManager {
     /// handle order, and whether it gets an indication (it enabled only indications). One
     /// central, the usual case, needs no sorted list.
     private func forEachTarget(
-        of valueHandle: UInt16, among wanted: Set<UInt16>?, _ body: (UInt16, Bool) -> Void
+        of valueHandle: UInt16, among wanted: Set<ConnectionHandle>?, _ body: (ConnectionHandle, Bool) -> Void
     ) {
-        func visit(_ connection: UInt16) {
+        func visit(_ connection: ConnectionHandle) {
             guard let subscription = subscriptions[connection]?[valueHandle],
                 wanted?.contains(connection) ?? true
             else { return }
@@ -74,7 +74,7 @@ extension PeripheralManager {
 
     /// Sends one update the central has room for: a notification in place, or an indication
     /// on a task that waits for its confirmation.
-    private func send(_ value: [UInt8], of valueHandle: UInt16, to connection: UInt16, indicate: Bool) {
+    private func send(_ value: [UInt8], of valueHandle: UInt16, to connection: ConnectionHandle, indicate: Bool) {
         let host = stack.host
         if indicate {
             indicationsInFlight[connection, default: 0] += 1
@@ -83,7 +83,7 @@ extension PeripheralManager {
                     try await host.indicate(value, attributeHandle: valueHandle, on: connection)
                 } catch {
                     host.logger.notice(
-                        "indication of handle \(valueHandle) on link \(connection) not confirmed: \(error)")
+                        "indication of handle \(valueHandle) on link \(connection.rawValue) not confirmed: \(error)")
                 }
                 await self?.indicationEnded(connection)
             }
@@ -97,14 +97,14 @@ extension PeripheralManager {
                 do {
                     try await host.notify(value, attributeHandle: valueHandle, on: connection)
                 } catch {
-                    host.logger.notice("notification of handle \(valueHandle) on link \(connection) dropped: \(error)")
+                    host.logger.notice("notification of handle \(valueHandle) on link \(connection.rawValue) dropped: \(error)")
                 }
             }
         }
     }
 
     /// Whether a central can take an update now.
-    private func isReady(_ connection: UInt16, indicate: Bool) -> Bool {
+    private func isReady(_ connection: ConnectionHandle, indicate: Bool) -> Bool {
         if indicate { return indicationsInFlight[connection, default: 0] == 0 }
         return stack.inPlace(passing: connection) { $0.canSendWithoutResponse(on: $1) }
     }
@@ -112,7 +112,7 @@ extension PeripheralManager {
     /// Reports readiness once, when every central has room again: the host's `.readyToSend`
     /// for a full link, and the confirmation of an indication in flight, come back to
     /// `checkReadiness` in place.
-    private func armReadiness(_ connections: [UInt16]) {
+    private func armReadiness(_ connections: [ConnectionHandle]) {
         guard !readinessPending else { return }
         readinessPending = true
         for connection in connections {
@@ -120,7 +120,7 @@ extension PeripheralManager {
         }
     }
 
-    private func indicationEnded(_ connection: UInt16) {
+    private func indicationEnded(_ connection: ConnectionHandle) {
         if let count = indicationsInFlight[connection] {
             indicationsInFlight[connection] = count > 1 ? count - 1 : nil
         }

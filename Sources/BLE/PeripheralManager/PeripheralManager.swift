@@ -59,12 +59,12 @@ public actor PeripheralManager: PoweredManager {
     /// The services published, by service declaration handle.
     var published: [UInt16: PublishedService] = [:]
     /// Connected centrals by connection handle.
-    package var centrals: [UInt16: LEAddress] = [:]
+    package var centrals: [ConnectionHandle: LEAddress] = [:]
     /// Their identifiers (a SHA-1 each: computed once per link, not once per request).
-    var centralIdentifiers: [UInt16: UUID] = [:]
+    var centralIdentifiers: [ConnectionHandle: UUID] = [:]
     /// What each central subscribed to: connection handle → characteristic value handle → its
     /// latest Client Characteristic Configuration (Core 5.4 Vol 3 Part G §3.3.3.3).
-    var subscriptions: [UInt16: [UInt16: GATTSubscription]] = [:]
+    var subscriptions: [ConnectionHandle: [UInt16: GATTSubscription]] = [:]
     /// Waiting for every central to be gone (power off).
     var centralsGoneWaiters = WaiterQueue()
     /// Requests waiting for the app's answer.
@@ -72,7 +72,7 @@ public actor PeripheralManager: PoweredManager {
     var pendingWrites: [GATTRequestToken: CheckedContinuation<GATTWriteResult, Never>] = [:]
     /// Indications sent and not yet confirmed, by connection handle (one at a time, Vol 3
     /// Part F §3.3.2).
-    var indicationsInFlight: [UInt16: Int] = [:]
+    var indicationsInFlight: [ConnectionHandle: Int] = [:]
     /// `updateValue` returned false; `.readyToUpdateSubscribers` follows.
     var readinessPending = false
 
@@ -176,7 +176,7 @@ public actor PeripheralManager: PoweredManager {
     }
 
     /// A snapshot of the central on `handle`.
-    func central(_ handle: UInt16) -> Central {
+    func central(_ handle: ConnectionHandle) -> Central {
         // On the host's executor: asked in place, without a task switch per request.
         let mtu = stack.inPlace(passing: handle) { $0.attMTU(on: $1) }
         // A link already gone while a request was built gets the identifier of no real device.

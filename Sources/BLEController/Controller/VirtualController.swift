@@ -60,8 +60,8 @@ public final class VirtualController {
     var extendedScanParameters: HCI.LESetExtendedScanParameters?
     var scanner: ScanRun?
     var initiator: InitiatorRun?
-    var connections: [UInt16: Connection] = [:]
-    var nextConnectionHandle: UInt16 = 0x0001
+    var connections: [ConnectionHandle: Connection] = [:]
+    var nextConnectionHandle: ConnectionHandle = 0x0001
     var filterAcceptList: [LEAddress] = []
     var suggestedMaxTxOctets: UInt16 = 27
     var suggestedMaxTxTime: UInt16 = 328
@@ -240,7 +240,7 @@ public final class VirtualController {
     // MARK: Inspection (for tests and tools)
 
     /// Handles of the live connections.
-    public var connectionHandles: [UInt16] { connections.keys.sorted() }
+    public var connectionHandles: [ConnectionHandle] { connections.keys.sorted() }
 
     /// Connection events this controller has run as central (for measuring the simulation).
     public internal(set) var connectionEventCount = 0

@@ -8,12 +8,12 @@ extension Host {
     // MARK: Client side: requests, commands
 
     /// Sends a request and waits for its response or Error Response.
-    public func attRequest(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) -> ATTPDU {
+    public func attRequest(_ pdu: ATTPDU, on handle: ConnectionHandle) async throws(ATTBearerError) -> ATTPDU {
         let result = await performRequest(pdu, on: handle)
         return try result.get()
     }
 
-    private func performRequest(_ pdu: ATTPDU, on handle: UInt16) async -> Result<ATTPDU, ATTBearerError> {
+    private func performRequest(_ pdu: ATTPDU, on handle: ConnectionHandle) async -> Result<ATTPDU, ATTBearerError> {
         // One request outstanding per bearer (§3.3.2): later callers wait their turn.
         while !requestSlotFree(handle) {
             await WaiterQueue.wait(unless: { requestSlotFree(handle) }) { bearers[handle]!.requestWaiters.append($0) }
@@ -37,14 +37,14 @@ extension Host {
     }
 
     /// Sends a command (Write Command, Signed Write), waiting for transmit room.
-    public func attCommand(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) {
+    public func attCommand(_ pdu: ATTPDU, on handle: ConnectionHandle) async throws(ATTBearerError) {
         try await sendUnacknowledged(pdu, on: handle)
     }
 
     /// Exchanges the ATT_MTU as client (§3.4.2): the bearer applies the rule when the response
     /// arrives (`ATTBearer.exchangedMTU`).
     @discardableResult
-    public func exchangeMTU(on handle: UInt16) async throws(ATTBearerError) -> Int {
+    public func exchangeMTU(on handle: ConnectionHandle) async throws(ATTBearerError) -> Int {
         let preferred = UInt16(clamping: configuration.preferredATTMTU)
         let response = try await attRequest(.exchangeMTURequest(.init(clientRxMTU: preferred)), on: handle)
         switch response {
@@ -55,16 +55,16 @@ extension Host {
         }
     }
 
-    public func attMTU(on handle: UInt16) -> Int { bearerMTU(handle) ?? ATTBearer.defaultMTU }
+    public func attMTU(on handle: ConnectionHandle) -> Int { bearerMTU(handle) ?? ATTBearer.defaultMTU }
 
     /// No request of ours outstanding on the bearer, or no bearer (the caller then fails).
-    private func requestSlotFree(_ handle: UInt16) -> Bool {
+    private func requestSlotFree(_ handle: ConnectionHandle) -> Bool {
         guard let index = bearers.index(forKey: handle) else { return true }
         return bearers.values[index].machine.request == .idle
     }
 
     /// No indication of ours outstanding on the bearer, or no bearer (the caller then fails).
-    private func indicationSlotFree(_ handle: UInt16) -> Bool {
+    private func indicationSlotFree(_ handle: ConnectionHandle) -> Bool {
         guard let index = bearers.index(forKey: handle) else { return true }
         return bearers.values[index].machine.indication == .idle
     }
@@ -72,20 +72,20 @@ extension Host {
     // The bearer's state is a struct with arrays and continuations: `bearers[handle]` copies
     // all of it. These look inside without a copy.
 
-    func hasBearer(_ handle: UInt16) -> Bool { bearers.index(forKey: handle) != nil }
+    func hasBearer(_ handle: ConnectionHandle) -> Bool { bearers.index(forKey: handle) != nil }
 
-    func bearerMTU(_ handle: UInt16) -> Int? {
+    func bearerMTU(_ handle: ConnectionHandle) -> Int? {
         bearers.index(forKey: handle).map { bearers.values[$0].machine.mtu }
     }
 
     /// True when the link can take a write without response / notification now.
-    public func canSendWithoutResponse(on handle: UInt16) -> Bool { acl.isReady(handle) }
+    public func canSendWithoutResponse(on handle: ConnectionHandle) -> Bool { acl.isReady(handle) }
 
     // MARK: Server side: notifications, indications
 
     /// Sends a notification, waiting for transmit room; the value is cut to ATT_MTU − 3
     /// (§3.4.7.1).
-    public func notify(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: UInt16)
+    public func notify(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: ConnectionHandle)
         async throws(ATTBearerError)
     {
         let pdu = ATTBearer.notification(of: value, attributeHandle: attributeHandle, mtu: attMTU(on: handle))
@@ -93,7 +93,7 @@ extension Host {
     }
 
     /// Sends an indication and waits for its confirmation (one outstanding, §3.3.2).
-    public func indicate(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: UInt16)
+    public func indicate(_ value: some Collection<UInt8>, attributeHandle: UInt16, on handle: ConnectionHandle)
         async throws(ATTBearerError)
     {
         while !indicationSlotFree(handle) {
@@ -118,7 +118,7 @@ extension Host {
     /// Sends a command at once when the link has transmit room: false, sending nothing, when it
     /// has none (then `attCommand` waits for it). For callers on the host's executor, which call
     /// it in place rather than suspend per Write Command.
-    package func attCommandIfReady(_ pdu: ATTPDU, on handle: UInt16) -> Result<Bool, ATTBearerError> {
+    package func attCommandIfReady(_ pdu: ATTPDU, on handle: ConnectionHandle) -> Result<Bool, ATTBearerError> {
         guard !hasBearer(handle) || acl.isReady(handle) else { return .success(false) }
         guard let mtu = bearerMTU(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
         switch Self.attFrame(pdu, mtu: mtu) {
@@ -130,7 +130,7 @@ extension Host {
         }
     }
 
-    private func sendUnacknowledged(_ pdu: ATTPDU, on handle: UInt16) async throws(ATTBearerError) {
+    private func sendUnacknowledged(_ pdu: ATTPDU, on handle: ConnectionHandle) async throws(ATTBearerError) {
         while hasBearer(handle), !acl.isReady(handle) {
             await waitForReadiness(on: handle)
         }
@@ -140,7 +140,7 @@ extension Host {
 
     // MARK: Receiving
 
-    func receivedATT(_ payload: ArraySlice<UInt8>, on handle: UInt16) {
+    func receivedATT(_ payload: ArraySlice<UInt8>, on handle: ConnectionHandle) {
         guard hasBearer(handle) else { return }
         switch bearers[handle]!.machine.receive(bytes: payload) {
         case .serve(let request):
@@ -180,23 +180,23 @@ extension Host {
 
     /// The server works on the host's executor (its `handle` runs where it is called), so the
     /// application it asks — a peripheral manager on the same executor — is reached in place.
-    private func serve(request pdu: ATTPDU, on handle: UInt16, with server: any ATTServerHandler) async {
+    private func serve(request pdu: ATTPDU, on handle: ConnectionHandle, with server: any ATTServerHandler) async {
         let response = await server.handle(pdu, connection: handle, mtu: attMTU(on: handle))
         guard hasBearer(handle) else { return }
         answer(bearers[handle]!.machine.serverAnswered(response, to: pdu), on: handle)
     }
 
-    private func serve(command pdu: ATTPDU, on handle: UInt16, with server: any ATTServerHandler) async {
+    private func serve(command pdu: ATTPDU, on handle: ConnectionHandle, with server: any ATTServerHandler) async {
         _ = await server.handle(pdu, connection: handle, mtu: attMTU(on: handle))
     }
 
     /// Sends the answer to the peer's request; an Exchange MTU then takes effect (§3.4.2.2).
-    private func answer(_ answer: ATTBearer.ServerAnswer, on handle: UInt16) {
+    private func answer(_ answer: ATTBearer.ServerAnswer, on handle: ConnectionHandle) {
         respond(answer.response, on: handle)
         if let mtu = answer.mtu { setMTU(mtu, on: handle) }
     }
 
-    private func receivedNotification(_ pdu: ATTPDU, on handle: UInt16) {
+    private func receivedNotification(_ pdu: ATTPDU, on handle: ConnectionHandle) {
         switch pdu {
         case .handleValueNotification(let notification):
             emit(.notification(handle: handle, attributeHandle: notification.handle, value: Array(notification.value)))
@@ -211,7 +211,7 @@ extension Host {
 
     // MARK: Plumbing
 
-    private func respond(_ pdu: ATTPDU, on handle: UInt16) {
+    private func respond(_ pdu: ATTPDU, on handle: ConnectionHandle) {
         // The server builds answers within the MTU; the frame is sized for it.
         let frame = bearers.index(forKey: handle).flatMap { bearers.values[$0].machine.frame(response: pdu) }
         if let frame {
@@ -223,13 +223,13 @@ extension Host {
 
     /// The bearer took a new ATT_MTU: the connection and the application hear of it (the
     /// server reads it with each PDU).
-    private func setMTU(_ mtu: Int, on handle: UInt16) {
+    private func setMTU(_ mtu: Int, on handle: ConnectionHandle) {
         guard hasBearer(handle) else { return }
         connections[handle]?.attMTU = mtu
         emit(.attMTUChanged(handle: handle, mtu: mtu))
     }
 
-    private func wakeNextRequestWaiter(_ handle: UInt16) {
+    private func wakeNextRequestWaiter(_ handle: ConnectionHandle) {
         guard hasBearer(handle) else { return }
         bearers[handle]!.requestWaiters.resumeFirst()
     }
@@ -247,7 +247,7 @@ extension Host {
 
     /// A protocol violation by the peer (the bearer said `.close`): fail the bearer and close
     /// the link.
-    private func violation(_ handle: UInt16, _ error: ATTBearerError) {
+    private func violation(_ handle: ConnectionHandle, _ error: ATTBearerError) {
         failBearer(handle, with: error)
         spawn { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
     }
@@ -255,7 +255,7 @@ extension Host {
     /// Ends every transaction of a bearer with `error` and removes it: after a disconnection,
     /// a timeout (§3.3.3: no further ATT on this bearer) or a violation, nothing more is sent.
     /// `unfinished`: what the bearer already reported left unanswered when it closed itself.
-    func failBearer(_ handle: UInt16, with error: ATTBearerError, unfinished: ATTBearer.Unfinished? = nil) {
+    func failBearer(_ handle: ConnectionHandle, with error: ATTBearerError, unfinished: ATTBearer.Unfinished? = nil) {
         guard var bearer = bearers.removeValue(forKey: handle) else { return }
         if bearers.isEmpty {
             // No transaction can be pending: the watchdog's wake-up would find nothing.
@@ -275,9 +275,9 @@ extension Host {
 /// The client side of one connection's ATT bearer, for GATT client procedures.
 public struct HostATTBearer: ATTClientBearer {
     public let host: Host
-    public let connection: UInt16
+    public let connection: ConnectionHandle
 
-    public init(host: Host, connection: UInt16) {
+    public init(host: Host, connection: ConnectionHandle) {
         self.host = host
         self.connection = connection
     }

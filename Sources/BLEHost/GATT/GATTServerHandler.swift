@@ -63,7 +63,7 @@ public final class GATTServerHandler: ATTServerHandler {
         try state.withLock { try body(&$0.server) }
     }
 
-    nonisolated(nonsending) public func handle(_ pdu: ATTPDU, connection: UInt16, mtu: Int) async -> ATTPDU? {
+    nonisolated(nonsending) public func handle(_ pdu: ATTPDU, connection: ConnectionHandle, mtu: Int) async -> ATTPDU? {
         var outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection), attMTU: mtu) }
         // The application may be asked several times (Read Multiple of dynamic values).
         while true {
@@ -94,7 +94,7 @@ public final class GATTServerHandler: ATTServerHandler {
 
     /// A command never asks the application (a write to a dynamic value is reported, not
     /// asked), so it is served in place: no task per Write Command.
-    public func takeCommand(_ pdu: ATTPDU, connection: UInt16) -> Bool {
+    public func takeCommand(_ pdu: ATTPDU, connection: ConnectionHandle) -> Bool {
         let outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection)) }
         switch outcome {
         case .writeWithoutResponse(let command):
@@ -114,7 +114,7 @@ public final class GATTServerHandler: ATTServerHandler {
         return true
     }
 
-    public func connectionEnded(_ connection: UInt16) async {
+    public func connectionEnded(_ connection: ConnectionHandle) async {
         _ = state.withLock { $0.server.disconnect(GATTConnectionID(connection)) }
     }
 }

@@ -31,8 +31,8 @@ struct ACLScheduler {
     private(set) var bufferSize: Int
     private(set) var bufferCount: Int
     private(set) var credits: Int
-    private var links: [UInt16: Link] = [:]
-    private var turn: Deque<UInt16> = []
+    private var links: [ConnectionHandle: Link] = [:]
+    private var turn: Deque<ConnectionHandle> = []
     /// Command-class PDUs a link may queue before it reports "not ready" (Core Bluetooth's
     /// canSendWriteWithoutResponse / updateValue returning false).
     let commandQueueLimit: Int
@@ -51,28 +51,28 @@ struct ACLScheduler {
         credits = self.bufferCount - links.values.reduce(0) { $0 + $1.inFlight }
     }
 
-    mutating func addLink(_ handle: UInt16) {
+    mutating func addLink(_ handle: ConnectionHandle) {
         guard links[handle] == nil else { return }
         links[handle] = Link()
     }
 
     /// The link is gone: its queued PDUs are dropped and its packets in flight give their
     /// buffers back (Vol 4 Part E §4.3: the controller flushes them on disconnection).
-    mutating func removeLink(_ handle: UInt16) {
+    mutating func removeLink(_ handle: ConnectionHandle) {
         guard let link = links.removeValue(forKey: handle) else { return }
         credits = min(bufferCount, credits + link.inFlight)
         turn.removeAll { $0 == handle }
     }
 
-    func hasLink(_ handle: UInt16) -> Bool { links[handle] != nil }
+    func hasLink(_ handle: ConnectionHandle) -> Bool { links[handle] != nil }
 
     /// True when the link can take another command-class PDU without exceeding its queue limit.
-    func isReady(_ handle: UInt16) -> Bool {
+    func isReady(_ handle: ConnectionHandle) -> Bool {
         guard let link = links[handle] else { return false }
         return link.queuedCommands < commandQueueLimit
     }
 
-    mutating func enqueue(_ pdu: [UInt8], on handle: UInt16, priority: Priority) {
+    mutating func enqueue(_ pdu: [UInt8], on handle: ConnectionHandle, priority: Priority) {
         guard links[handle] != nil else { return }
         let wasEmpty = links[handle]!.isEmpty
         links[handle]!.queues[priority.rawValue].append(pdu)
@@ -80,7 +80,7 @@ struct ACLScheduler {
     }
 
     /// Number Of Completed Packets for one handle.
-    mutating func completed(_ count: Int, on handle: UInt16) {
+    mutating func completed(_ count: Int, on handle: ConnectionHandle) {
         guard links[handle] != nil else { return }
         let returned = min(count, links[handle]!.inFlight)
         links[handle]!.inFlight -= returned
@@ -117,7 +117,7 @@ struct ACLScheduler {
     /// One link's turn: the fragments of its current PDU (or of the next, by priority) that
     /// the credits allow. Returns whether that PDU is unfinished, and whether more is queued.
     private static func takeTurn(
-        _ link: inout Link, handle: UInt16, bufferSize: Int, credits: inout Int, into packets: inout [ACLPacket]
+        _ link: inout Link, handle: ConnectionHandle, bufferSize: Int, credits: inout Int, into packets: inout [ACLPacket]
     ) -> (unfinished: Bool, hasMore: Bool) {
         if link.current.isEmpty, let pdu = popHighest(&link) {
             if pdu.count <= bufferSize {

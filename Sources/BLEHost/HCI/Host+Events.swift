@@ -55,8 +55,7 @@ extension Host {
                 interval: v1.connectionInterval, latency: v1.peripheralLatency, timeout: v1.supervisionTimeout)
         case .connectionUpdateComplete(let update):
             guard update.status.isSuccess else {
-                let handle = Hex.prefixed(update.connectionHandle, width: 4)
-                return logger.debug("connection update on \(handle) failed: \(update.status)")
+                return logger.debug("connection update on \(update.connectionHandle) failed: \(update.status)")
             }
             guard var info = connections[update.connectionHandle] else {
                 return unknownHandle(update.connectionHandle, in: "LE Connection Update Complete")
@@ -76,8 +75,7 @@ extension Host {
             emit(.connectionUpdated(info))
         case .phyUpdateComplete(let update):
             guard update.status.isSuccess else {
-                let handle = Hex.prefixed(update.connectionHandle, width: 4)
-                return logger.debug("PHY update on \(handle) failed: \(update.status)")
+                return logger.debug("PHY update on \(update.connectionHandle) failed: \(update.status)")
             }
             guard var info = connections[update.connectionHandle] else {
                 return unknownHandle(update.connectionHandle, in: "LE PHY Update Complete")
@@ -109,7 +107,7 @@ extension Host {
     }
 
     private func linkUp(
-        status: HCIStatus, handle: UInt16, role: LEMetaEvent.Role, peer: LEAddress, interval: UInt16,
+        status: HCIStatus, handle: ConnectionHandle, role: LEMetaEvent.Role, peer: LEAddress, interval: UInt16,
         latency: UInt16, timeout: UInt16
     ) {
         guard status.isSuccess else {
@@ -120,7 +118,7 @@ extension Host {
             handle: handle, role: role, peerAddress: peer, connectionInterval: interval, peripheralLatency: latency,
             supervisionTimeout: timeout)
         connections[handle] = info
-        logger.debug("link \(Hex.prefixed(handle, width: 4)) up as \(role) with \(peer)")
+        logger.debug("link \(handle) up as \(role) with \(peer)")
         acl.addLink(handle)
         bearers[handle] = ATTBearerState(
             ATTBearer(
@@ -130,11 +128,11 @@ extension Host {
     }
 
     /// The link is gone: flow-control credits come back, reassembly and ATT transactions end.
-    func linkDown(_ handle: UInt16, reason: HCIStatus) {
+    func linkDown(_ handle: ConnectionHandle, reason: HCIStatus) {
         guard connections.removeValue(forKey: handle) != nil else {
             return unknownHandle(handle, in: "Disconnection Complete")
         }
-        logger.debug("link \(Hex.prefixed(handle, width: 4)) down: \(reason)")
+        logger.debug("link \(handle) down: \(reason)")
         acl.removeLink(handle)
         reassembler.reset(handle: handle)
         failBearer(handle, with: .disconnected(reason: reason))
@@ -144,12 +142,12 @@ extension Host {
     }
 
     /// An event about a connection this host does not know: dropped, counted and logged.
-    private func unknownHandle(_ handle: UInt16, in event: String) {
+    private func unknownHandle(_ handle: ConnectionHandle, in event: String) {
         statistics.eventsForUnknownHandle += 1
-        logger.notice("dropped \(event) for handle \(Hex.prefixed(handle, width: 4)): no such connection")
+        logger.notice("dropped \(event) for handle \(handle): no such connection")
     }
 
-    private func encryptionChanged(_ handle: UInt16, enabled: Bool, status: HCIStatus) {
+    private func encryptionChanged(_ handle: ConnectionHandle, enabled: Bool, status: HCIStatus) {
         if status.isSuccess, var info = connections[handle] {
             info.isEncrypted = enabled
             connections[handle] = info
@@ -158,11 +156,11 @@ extension Host {
     }
 
     /// Disconnects a link (API or protocol-violation policy).
-    public func disconnect(_ handle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) async {
+    public func disconnect(_ handle: ConnectionHandle, reason: HCIStatus = .remoteUserTerminatedConnection) async {
         do throws(HostError) {
             try await send(HCI.Disconnect(connectionHandle: handle, reason: reason))
         } catch {
-            ownCommandFailed("Disconnect of handle \(Hex.prefixed(handle, width: 4))", error)
+            ownCommandFailed("Disconnect of handle \(handle)", error)
         }
     }
 }

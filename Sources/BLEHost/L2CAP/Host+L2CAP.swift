@@ -3,14 +3,14 @@ import BLEWire
 
 extension Host {
     /// Queues an L2CAP PDU (basic frame) on a link's fixed channel.
-    func sendL2CAP(_ payload: [UInt8], channel: L2CAPChannelID, on handle: UInt16, priority: ACLScheduler.Priority) {
+    func sendL2CAP(_ payload: [UInt8], channel: L2CAPChannelID, on handle: ConnectionHandle, priority: ACLScheduler.Priority) {
         var writer = ByteWriter(capacity: payload.count + 4)
         L2CAPBasicFrame(channelID: channel, payload: payload[...]).encode(into: &writer)
         sendL2CAPFrame(writer.bytes, on: handle, priority: priority)
     }
 
     /// Queues a basic frame already encoded (header included).
-    func sendL2CAPFrame(_ frame: [UInt8], on handle: UInt16, priority: ACLScheduler.Priority) {
+    func sendL2CAPFrame(_ frame: [UInt8], on handle: ConnectionHandle, priority: ACLScheduler.Priority) {
         acl.enqueue(frame, on: handle, priority: priority)
         pumpACL()
     }
@@ -81,7 +81,7 @@ extension Host {
             statistics.framesOnUnservedChannels += 1
             logger.notice(
                 """
-                dropped an L2CAP frame on \(frame.channelID) of handle \(Hex.prefixed(packet.handle, width: 4)) \
+                dropped an L2CAP frame on \(frame.channelID) of handle \(packet.handle) \
                 (\(frame.payload.count) octets): no such channel served
                 """)
         }
@@ -101,16 +101,16 @@ extension Host {
             statistics.aclForUnknownHandle += 1
             logger.warning(
                 """
-                dropped an ACL packet for handle \(Hex.prefixed(dropped.handle, width: 4)) \
+                dropped an ACL packet for handle \(dropped.handle) \
                 (\(dropped.data.count) octets): no such connection, and \(Self.earlyACLLimit) packets wait already
                 """)
         }
-        logger.debug("holding an ACL packet for handle \(Hex.prefixed(packet.handle, width: 4)) until its link is up")
+        logger.debug("holding an ACL packet for handle \(packet.handle) until its link is up")
         earlyACL.append(packet)
     }
 
     /// The link `handle` came up: the ACL data that arrived before it, in order.
-    func deliverEarlyACL(for handle: UInt16) {
+    func deliverEarlyACL(for handle: ConnectionHandle) {
         guard earlyACL.contains(where: { $0.handle == handle }) else { return }
         let early = earlyACL.filter { $0.handle == handle }
         earlyACL.removeAll { $0.handle == handle }
@@ -119,14 +119,13 @@ extension Host {
 
     /// LE signalling (Vol 3 Part A §4): reject what this host does not implement yet, so the
     /// peer is never left waiting.
-    private func receivedSignal(_ payload: ArraySlice<UInt8>, on handle: UInt16) {
+    private func receivedSignal(_ payload: ArraySlice<UInt8>, on handle: ConnectionHandle) {
         let signal: L2CAPSignal
         do throws(DecodeError) {
             signal = try L2CAPSignal(decoding: payload)
         } catch {
             statistics.badL2CAPSignals += 1
-            let name = Hex.prefixed(handle, width: 4)
-            logger.warning("dropped an LE signalling packet on handle \(name) that does not decode: \(error)")
+            logger.warning("dropped an LE signalling packet on handle \(handle) that does not decode: \(error)")
             return
         }
         switch signal.command {
@@ -136,8 +135,7 @@ extension Host {
             guard connections[handle]?.role == .central else {
                 // Only a peripheral sends this request (§4.20).
                 statistics.badL2CAPSignals += 1
-                let name = Hex.prefixed(handle, width: 4)
-                logger.warning("dropped a Connection Parameter Update Request on handle \(name): not central")
+                logger.warning("dropped a Connection Parameter Update Request on handle \(handle): not central")
                 return
             }
             let acceptable = (try? request.validate()) != nil

@@ -35,7 +35,7 @@ public enum ACLBroadcastFlag: UInt8, Sendable, Hashable, CaseIterable {
 /// The length must equal the octets present; `data` is a slice of the input.
 public struct ACLPacket: WireCodable, Hashable, WireRenderable {
     /// Connection_Handle, 12 bits (0x0000–0x0EFF are valid; the rest is kept as received).
-    public var handle: UInt16
+    public var handle: ConnectionHandle
     public var packetBoundary: ACLPacketBoundary
     public var broadcast: ACLBroadcastFlag
     public var data: ArraySlice<UInt8>
@@ -46,10 +46,10 @@ public struct ACLPacket: WireCodable, Hashable, WireRenderable {
     /// `handle` keeps its low 12 bits: the upper four carry the flags on the wire.
     @inlinable
     public init(
-        handle: UInt16, packetBoundary: ACLPacketBoundary, broadcast: ACLBroadcastFlag = .pointToPoint,
+        handle: ConnectionHandle, packetBoundary: ACLPacketBoundary, broadcast: ACLBroadcastFlag = .pointToPoint,
         data: ArraySlice<UInt8>
     ) {
-        self.handle = handle & 0x0FFF
+        self.handle = ConnectionHandle(handle.rawValue & 0x0FFF)
         self.packetBoundary = packetBoundary
         self.broadcast = broadcast
         self.data = data
@@ -57,7 +57,7 @@ public struct ACLPacket: WireCodable, Hashable, WireRenderable {
 
     @inlinable
     public init(
-        handle: UInt16, packetBoundary: ACLPacketBoundary, broadcast: ACLBroadcastFlag = .pointToPoint,
+        handle: ConnectionHandle, packetBoundary: ACLPacketBoundary, broadcast: ACLBroadcastFlag = .pointToPoint,
         data: [UInt8]
     ) {
         self.init(handle: handle, packetBoundary: packetBoundary, broadcast: broadcast, data: data[...])
@@ -67,7 +67,7 @@ public struct ACLPacket: WireCodable, Hashable, WireRenderable {
     public init(from reader: inout ByteReader) throws(DecodeError) {
         reader.context = "HCI ACL Data packet"
         let field = try reader.u16("Handle")
-        handle = field & 0x0FFF
+        handle = ConnectionHandle(field & 0x0FFF)
         // Both flags are two bits wide and every value has a case: these cannot fail.
         let boundaryBits = UInt8(truncatingIfNeeded: field >> 12) & 0b11
         packetBoundary = ACLPacketBoundary(rawValue: boundaryBits) ?? .continuing
@@ -86,7 +86,7 @@ public struct ACLPacket: WireCodable, Hashable, WireRenderable {
     @inlinable
     public func encode(into writer: inout ByteWriter) {
         writer.u16(
-            handle & 0x0FFF | UInt16(packetBoundary.rawValue) << 12 | UInt16(broadcast.rawValue) << 14)
+            handle.rawValue & 0x0FFF | UInt16(packetBoundary.rawValue) << 12 | UInt16(broadcast.rawValue) << 14)
         writer.u16(UInt16(truncatingIfNeeded: data.count))
         writer.append(data)
     }

@@ -14,15 +14,15 @@ public enum SCOPacketStatus: UInt8, Sendable, Hashable, CaseIterable {
 /// Data_Total_Length (u8), Data. The RFU bits are ignored on receipt and sent as zero.
 public struct SCOPacket: WireCodable, Hashable, WireRenderable {
     /// Connection_Handle, 12 bits.
-    public var handle: UInt16
+    public var handle: ConnectionHandle
     public var packetStatus: SCOPacketStatus
     public var data: ArraySlice<UInt8>
 
     public static let maximumDataLength = 0xFF
 
     @inlinable
-    public init(handle: UInt16, packetStatus: SCOPacketStatus = .correctlyReceived, data: ArraySlice<UInt8>) {
-        self.handle = handle & 0x0FFF
+    public init(handle: ConnectionHandle, packetStatus: SCOPacketStatus = .correctlyReceived, data: ArraySlice<UInt8>) {
+        self.handle = ConnectionHandle(handle.rawValue & 0x0FFF)
         self.packetStatus = packetStatus
         self.data = data
     }
@@ -30,7 +30,7 @@ public struct SCOPacket: WireCodable, Hashable, WireRenderable {
     public init(from reader: inout ByteReader) throws(DecodeError) {
         reader.context = "HCI Synchronous Data packet"
         let field = try reader.u16("Connection_Handle")
-        handle = field & 0x0FFF
+        handle = ConnectionHandle(field & 0x0FFF)
         // Two bits, four cases: cannot fail.
         let statusBits = UInt8(truncatingIfNeeded: field >> 12) & 0b11
         packetStatus = SCOPacketStatus(rawValue: statusBits) ?? .correctlyReceived
@@ -45,7 +45,7 @@ public struct SCOPacket: WireCodable, Hashable, WireRenderable {
 
     /// Writes the packet; `data` longer than 255 octets is a caller error.
     public func encode(into writer: inout ByteWriter) {
-        writer.u16(handle & 0x0FFF | UInt16(packetStatus.rawValue) << 12)
+        writer.u16(handle.rawValue & 0x0FFF | UInt16(packetStatus.rawValue) << 12)
         writer.u8(UInt8(truncatingIfNeeded: data.count))
         writer.append(data)
     }
@@ -72,7 +72,7 @@ public enum ISOPacketBoundary: UInt8, Sendable, Hashable, CaseIterable {
 /// are ignored on receipt and sent as zero.
 public struct ISOPacket: WireCodable, Hashable, WireRenderable {
     /// Connection_Handle of the CIS or BIS, 12 bits.
-    public var handle: UInt16
+    public var handle: ConnectionHandle
     public var packetBoundary: ISOPacketBoundary
     /// TS_Flag: the data load begins with a 4-octet Time_Stamp.
     public var hasTimestamp: Bool
@@ -82,9 +82,9 @@ public struct ISOPacket: WireCodable, Hashable, WireRenderable {
 
     @inlinable
     public init(
-        handle: UInt16, packetBoundary: ISOPacketBoundary, hasTimestamp: Bool, dataLoad: ArraySlice<UInt8>
+        handle: ConnectionHandle, packetBoundary: ISOPacketBoundary, hasTimestamp: Bool, dataLoad: ArraySlice<UInt8>
     ) {
-        self.handle = handle & 0x0FFF
+        self.handle = ConnectionHandle(handle.rawValue & 0x0FFF)
         self.packetBoundary = packetBoundary
         self.hasTimestamp = hasTimestamp
         self.dataLoad = dataLoad
@@ -93,7 +93,7 @@ public struct ISOPacket: WireCodable, Hashable, WireRenderable {
     public init(from reader: inout ByteReader) throws(DecodeError) {
         reader.context = "HCI ISO Data packet"
         let field = try reader.u16("Handle")
-        handle = field & 0x0FFF
+        handle = ConnectionHandle(field & 0x0FFF)
         // Two bits, four cases: cannot fail.
         let boundaryBits = UInt8(truncatingIfNeeded: field >> 12) & 0b11
         packetBoundary = ISOPacketBoundary(rawValue: boundaryBits) ?? .completeSDU
@@ -109,7 +109,7 @@ public struct ISOPacket: WireCodable, Hashable, WireRenderable {
 
     /// Writes the packet; a data load longer than 16,383 octets is a caller error.
     public func encode(into writer: inout ByteWriter) {
-        writer.u16(handle & 0x0FFF | UInt16(packetBoundary.rawValue) << 12 | (hasTimestamp ? 0x4000 : 0))
+        writer.u16(handle.rawValue & 0x0FFF | UInt16(packetBoundary.rawValue) << 12 | (hasTimestamp ? 0x4000 : 0))
         writer.u16(UInt16(truncatingIfNeeded: dataLoad.count) & 0x3FFF)
         writer.append(dataLoad)
     }

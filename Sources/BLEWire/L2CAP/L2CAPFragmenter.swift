@@ -22,16 +22,16 @@ public struct L2CAPFragmenter: Sendable, Hashable {
 
     /// The fragments of `pdu` (a whole L2CAP PDU, header included) on `handle`. An empty PDU
     /// gives no fragments.
-    public func fragments(of pdu: ArraySlice<UInt8>, handle: UInt16) -> L2CAPFragments {
+    public func fragments(of pdu: ArraySlice<UInt8>, handle: ConnectionHandle) -> L2CAPFragments {
         L2CAPFragments(pdu: pdu, handle: handle, fragmenter: self)
     }
 
-    public func fragments(of pdu: [UInt8], handle: UInt16) -> L2CAPFragments {
+    public func fragments(of pdu: [UInt8], handle: ConnectionHandle) -> L2CAPFragments {
         fragments(of: pdu[...], handle: handle)
     }
 
     /// Encodes `frame` once and fragments it.
-    public func fragments(of frame: L2CAPBasicFrame, handle: UInt16) -> L2CAPFragments {
+    public func fragments(of frame: L2CAPBasicFrame, handle: ConnectionHandle) -> L2CAPFragments {
         fragments(of: frame.encoded[...], handle: handle)
     }
 }
@@ -39,7 +39,7 @@ public struct L2CAPFragmenter: Sendable, Hashable {
 /// The ACL fragments of one L2CAP PDU, computed on access (no array is built).
 public struct L2CAPFragments: RandomAccessCollection, Sendable, Hashable {
     public let pdu: ArraySlice<UInt8>
-    public let handle: UInt16
+    public let handle: ConnectionHandle
     public let fragmenter: L2CAPFragmenter
 
     @inlinable public var startIndex: Int { 0 }

@@ -2,20 +2,20 @@
 /// Vol 4 Part E §5.4.2). Lengths named `…PDULength` count the whole PDU, basic header included.
 public enum L2CAPReassemblyError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A continuing fragment arrived with no PDU in progress on its handle; it is dropped.
-    case continuationWithoutStart(handle: UInt16, fragmentLength: Int)
+    case continuationWithoutStart(handle: ConnectionHandle, fragmentLength: Int)
     /// The fragments carry more octets than the basic header declares; the whole PDU is
     /// dropped.
-    case overlong(handle: UInt16, declaredPDULength: Int, receivedPDULength: Int)
+    case overlong(handle: ConnectionHandle, declaredPDULength: Int, receivedPDULength: Int)
     /// The basic header declares an information payload above the reassembler's maximum (the
     /// MTU); the PDU is dropped without buffering it.
-    case payloadTooLarge(handle: UInt16, declaredLength: Int, maximum: Int)
+    case payloadTooLarge(handle: ConnectionHandle, declaredLength: Int, maximum: Int)
     /// A start fragment arrived while a PDU on the same handle was incomplete: that PDU is
     /// discarded (the new start is still processed). `expectedPDULength` is nil when the
     /// discarded PDU had not yet delivered its 4-octet header.
-    case incompletePDUDiscarded(handle: UInt16, receivedPDULength: Int, expectedPDULength: Int?)
+    case incompletePDUDiscarded(handle: ConnectionHandle, receivedPDULength: Int, expectedPDULength: Int?)
 
     /// The connection the fault happened on.
-    public var handle: UInt16 {
+    public var handle: ConnectionHandle {
         switch self {
         case .continuationWithoutStart(let handle, _), .overlong(let handle, _, _),
             .payloadTooLarge(let handle, _, _), .incompletePDUDiscarded(let handle, _, _):
@@ -24,7 +24,7 @@ public enum L2CAPReassemblyError: Error, Sendable, Hashable, CustomStringConvert
     }
 
     public var description: String {
-        let on = "L2CAP reassembly on handle \(Hex.prefixed(handle, width: 4))"
+        let on = "L2CAP reassembly on handle \(Hex.prefixed(handle.rawValue, width: 4))"
         switch self {
         case .continuationWithoutStart(_, let length):
             return "\(on): continuing fragment (\(length) octets) without a start fragment, dropped"
@@ -84,7 +84,7 @@ public enum L2CAPReassemblyResult: Sendable, Hashable {
 /// connection ends.
 public struct L2CAPReassembler: Sendable {
     private struct Pending: Sendable {
-        var handle: UInt16
+        var handle: ConnectionHandle
         var bytes: [UInt8]
         /// Octets of the whole PDU, or 0 while its basic header is incomplete.
         var expected: Int
@@ -102,16 +102,16 @@ public struct L2CAPReassembler: Sendable {
     }
 
     /// True when a PDU on `handle` awaits more fragments.
-    public func hasIncompletePDU(handle: UInt16) -> Bool {
-        pendingIndex(handle & 0x0FFF) != nil
+    public func hasIncompletePDU(handle: ConnectionHandle) -> Bool {
+        pendingIndex(ConnectionHandle(handle.rawValue & 0x0FFF)) != nil
     }
 
     /// Number of handles with a PDU in progress.
     public var incompletePDUCount: Int { pending.count }
 
     /// Forgets any partial PDU on `handle` (call on disconnection).
-    public mutating func reset(handle: UInt16) {
-        if let index = pendingIndex(handle & 0x0FFF) { remove(at: index) }
+    public mutating func reset(handle: ConnectionHandle) {
+        if let index = pendingIndex(ConnectionHandle(handle.rawValue & 0x0FFF)) { remove(at: index) }
     }
 
     /// Forgets every partial PDU.
@@ -121,7 +121,7 @@ public struct L2CAPReassembler: Sendable {
 
     /// Processes one ACL fragment.
     public mutating func push(_ packet: ACLPacket) -> L2CAPReassemblyResult {
-        let handle = packet.handle & 0x0FFF
+        let handle = ConnectionHandle(packet.handle.rawValue & 0x0FFF)
         let index = pendingIndex(handle)
         guard packet.packetBoundary.isStart else {
             guard let index else {
@@ -138,7 +138,7 @@ public struct L2CAPReassembler: Sendable {
         return .restarted(discarded: discarded, then: start(handle: handle, data: packet.data))
     }
 
-    private mutating func start(handle: UInt16, data: ArraySlice<UInt8>) -> L2CAPReassemblyResult {
+    private mutating func start(handle: ConnectionHandle, data: ArraySlice<UInt8>) -> L2CAPReassemblyResult {
         let first = data.startIndex
         guard data.count >= L2CAPBasicFrame.headerLength else {
             // Too short for the header: keep the few octets until continuations complete it.
@@ -203,7 +203,7 @@ public struct L2CAPReassembler: Sendable {
         return .frame(L2CAPBasicFrame(channelID: channel, payload: bytes[4...]))
     }
 
-    private func pendingIndex(_ handle: UInt16) -> Int? {
+    private func pendingIndex(_ handle: ConnectionHandle) -> Int? {
         var index = 0
         while index < pending.count {
             if pending[index].handle == handle { return index }

@@ -61,7 +61,7 @@ public enum HCIPacket: Hashable, Sendable, WireRenderable, CustomRendering {
             .object(
                 name: "acl",
                 fields: [
-                    ("handle", .unsigned(UInt64(packet.handle))),
+                    ("handle", .unsigned(UInt64(packet.handle.rawValue))),
                     ("packetBoundary", Rendering.render(packet.packetBoundary)),
                     ("broadcast", Rendering.render(packet.broadcast)),
                     ("length", .unsigned(UInt64(packet.data.count))),

@@ -11,7 +11,7 @@ struct CompletedPacketsTests {
     /// A link whose central reports with `policy` (interval 30 ms, 27-octet LL payloads).
     static func link(
         _ policy: Policy, aclBufferCount: UInt8 = 8
-    ) throws -> (central: TestHost, peripheral: TestHost, handles: (central: UInt16, peripheral: UInt16)) {
+    ) throws -> (central: TestHost, peripheral: TestHost, handles: (central: ConnectionHandle, peripheral: ConnectionHandle)) {
         let air = VirtualAir()
         let central = TestHost(
             air: air, configuration: .init(aclBufferCount: aclBufferCount, completedPacketsReporting: policy))
@@ -23,7 +23,7 @@ struct CompletedPacketsTests {
         return (central, peripheral, handles)
     }
 
-    static func send(_ count: Int, from host: TestHost, on handle: UInt16, tag: UInt8) {
+    static func send(_ count: Int, from host: TestHost, on handle: ConnectionHandle, tag: UInt8) {
         for i in 0..<count {
             host.send(
                 acl: ACLPacket(

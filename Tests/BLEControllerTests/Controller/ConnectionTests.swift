@@ -279,7 +279,7 @@ struct ConnectionTests {
         let air = VirtualAir()
         let hub = TestHost(air: air)
         let peers = (1...3).map { TestHost(air: air, at: AirPosition(x: Double($0))) }
-        var handles: Set<UInt16> = []
+        var handles: Set<ConnectionHandle> = []
         for peer in peers {
             let pair = try #require(Scenario.connect(hub, peer))
             handles.insert(pair.central)

@@ -11,7 +11,7 @@ struct EncryptionTests {
     /// (nil: negative reply). Returns the LTK request the peripheral's host saw.
     @discardableResult
     static func encrypt(
-        _ central: TestHost, _ peripheral: TestHost, handles: (central: UInt16, peripheral: UInt16),
+        _ central: TestHost, _ peripheral: TestHost, handles: (central: ConnectionHandle, peripheral: ConnectionHandle),
         centralKey: HCI.Key128 = key, reply: HCI.Key128?, random: UInt64 = 0x1122, diversifier: UInt16 = 0x33
     ) throws -> LEMetaEvent.LongTermKeyRequest {
         let mark = peripheral.events.count

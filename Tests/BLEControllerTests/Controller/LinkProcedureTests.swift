@@ -7,7 +7,7 @@ import Testing
 @Suite("Link layer procedures over HCI (Core 5.4 Vol 6 Part B §5.1)")
 struct LinkProcedureTests {
     static func pair() throws -> (
-        air: VirtualAir, central: TestHost, peripheral: TestHost, handles: (central: UInt16, peripheral: UInt16)
+        air: VirtualAir, central: TestHost, peripheral: TestHost, handles: (central: ConnectionHandle, peripheral: ConnectionHandle)
     ) {
         let air = VirtualAir()
         let central = TestHost(air: air)

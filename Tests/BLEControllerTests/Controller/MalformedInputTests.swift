@@ -47,7 +47,7 @@ struct MalformedInputTests {
         for _ in 0..<200 {
             let length = Int.random(in: 0...300, using: &random)
             let data = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
-            let handle = UInt16.random(in: 0...3, using: &random)
+            let handle = ConnectionHandle(UInt16.random(in: 0...3, using: &random))
             let boundary = ACLPacketBoundary(rawValue: UInt8.random(in: 0...3, using: &random)) ?? .continuing
             host.send(acl: ACLPacket(handle: handle, packetBoundary: boundary, data: data))
             host.run(for: .milliseconds(Int64.random(in: 0...40, using: &random)))

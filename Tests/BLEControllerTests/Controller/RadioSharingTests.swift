@@ -10,7 +10,7 @@ struct RadioSharingTests {
         let air: VirtualAir
         let central: TestHost
         let peripherals: [TestHost]
-        var handles: [(central: UInt16, peripheral: UInt16)] = []
+        var handles: [(central: ConnectionHandle, peripheral: ConnectionHandle)] = []
         var events: [ConnectionEventRecord] = []
 
         init(intervals: [UInt16]) throws {
@@ -52,7 +52,7 @@ struct RadioSharingTests {
         }
 
         /// Neither link is skipped at two anchors in a row.
-        func longestSkipRun(_ handle: UInt16) -> Int {
+        func longestSkipRun(_ handle: ConnectionHandle) -> Int {
             var longest = 0
             var current = 0
             for event in events where event.handle == handle {

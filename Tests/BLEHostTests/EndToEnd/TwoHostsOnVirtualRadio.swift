@@ -67,7 +67,7 @@ struct TwoHosts: Sendable {
         intervalUnits: UInt16 = 24, eventLengthUnits: UInt16 = 0,
         peripheralEvents: inout EventStream<HostEvent>.Iterator,
         centralEvents: inout EventStream<HostEvent>.Iterator
-    ) async throws -> (UInt16, UInt16) {
+    ) async throws -> (ConnectionHandle, ConnectionHandle) {
         try await peripheral.start()
         try await central.start()
         try await peripheral.send(
@@ -86,7 +86,7 @@ struct TwoHosts: Sendable {
         return (peripheralHandle, centralHandle)
     }
 
-    static func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> UInt16 {
+    static func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> ConnectionHandle {
         while let event = await events.next() {
             if case .connected(let info) = event { return info.handle }
             if case .connectionFailed(let status) = event {

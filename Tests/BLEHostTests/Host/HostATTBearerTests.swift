@@ -9,7 +9,7 @@ import Testing
 /// A GATT server stand-in: answers reads after a virtual delay, so tests can overlap requests.
 struct SlowServer: ATTServerHandler {
     let clock: VirtualClock
-    func handle(_ pdu: ATTPDU, connection: UInt16, mtu: Int) async -> ATTPDU? {
+    func handle(_ pdu: ATTPDU, connection: ConnectionHandle, mtu: Int) async -> ATTPDU? {
         try? await clock.sleep(for: .milliseconds(50))
         guard case .readRequest(let read) = pdu else { return nil }
         return .readResponse(.init(value: [UInt8(truncatingIfNeeded: read.handle)]))

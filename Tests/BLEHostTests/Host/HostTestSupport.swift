@@ -48,7 +48,7 @@ final class EventLog: Sendable {
     func append(_ event: HostEvent) { events.withLock { $0.append(event) } }
     var all: [HostEvent] { events.withLock { $0 } }
 
-    var disconnections: [(UInt16, HCIStatus)] {
+    var disconnections: [(ConnectionHandle, HCIStatus)] {
         all.compactMap { if case .disconnected(let handle, let reason) = $0 { (handle, reason) } else { nil } }
     }
 }

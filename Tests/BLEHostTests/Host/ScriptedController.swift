@@ -50,24 +50,24 @@ final class ScriptedController: Sendable {
     }
 
     /// An ATT PDU from the peer on `handle`, as one ACL packet.
-    func injectATT(_ pdu: ATTPDU, handle: UInt16 = 0x0040) {
+    func injectATT(_ pdu: ATTPDU, handle: ConnectionHandle = 0x0040) {
         injectATT(bytes: pdu.encoded, handle: handle)
     }
 
-    func injectATT(bytes: [UInt8], handle: UInt16 = 0x0040) {
+    func injectATT(bytes: [UInt8], handle: ConnectionHandle = 0x0040) {
         let frame = L2CAPBasicFrame(channelID: .att, payload: bytes[...])
         inject(ACLPacket(handle: handle, packetBoundary: .firstFlushable, data: frame.encoded[...]))
     }
 
     /// ATT PDUs the host sent on `handle` (each ACL packet assumed to hold a whole PDU).
-    func sentATT(handle: UInt16 = 0x0040) -> [ATTPDU] {
+    func sentATT(handle: ConnectionHandle = 0x0040) -> [ATTPDU] {
         sentACL.filter { $0.handle == handle }.compactMap { packet in
             guard let frame = try? L2CAPBasicFrame(decoding: packet.data), frame.channelID == .att else { return nil }
             return try? ATTPDU(decoding: frame.payload)
         }
     }
 
-    func connect(handle: UInt16 = 0x0040, role: LEMetaEvent.Role = .central) {
+    func connect(handle: ConnectionHandle = 0x0040, role: LEMetaEvent.Role = .central) {
         inject(
             .le(
                 .connectionComplete(
@@ -78,7 +78,7 @@ final class ScriptedController: Sendable {
                         centralClockAccuracy: 0))))
     }
 
-    func completePackets(_ count: UInt16, handle: UInt16 = 0x0040) {
+    func completePackets(_ count: UInt16, handle: ConnectionHandle = 0x0040) {
         inject(.numberOfCompletedPackets(.init(entries: [.init(connectionHandle: handle, numCompletedPackets: count)])))
     }
 

@@ -105,7 +105,7 @@ func first<Element, T>(_ iterator: inout EventStream<Element>.Iterator, _ match:
 }
 
 /// The handle of the next connection a host reports; throws if it failed or the host stopped.
-func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> UInt16 {
+func nextConnection(_ events: inout EventStream<HostEvent>.Iterator) async throws -> ConnectionHandle {
     while let event = await events.next() {
         if case .connected(let info) = event { return info.handle }
         if case .connectionFailed(let status) = event {

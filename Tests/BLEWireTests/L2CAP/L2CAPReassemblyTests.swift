@@ -9,11 +9,11 @@ private func pdu(_ count: Int, channel: UInt16 = 0x0004, seed: UInt8 = 0) -> [UI
     ).encoded
 }
 
-private func start(_ handle: UInt16, _ data: some Sequence<UInt8>) -> ACLPacket {
+private func start(_ handle: ConnectionHandle, _ data: some Sequence<UInt8>) -> ACLPacket {
     ACLPacket(handle: handle, packetBoundary: .firstFlushable, data: Array(data))
 }
 
-private func more(_ handle: UInt16, _ data: some Sequence<UInt8>) -> ACLPacket {
+private func more(_ handle: ConnectionHandle, _ data: some Sequence<UInt8>) -> ACLPacket {
     ACLPacket(handle: handle, packetBoundary: .continuing, data: Array(data))
 }
 
@@ -63,7 +63,7 @@ struct L2CAPReassemblerTests {
             of: a, handle: 0x40)
         let fb = L2CAPFragmenter(maximumDataLength: 3, firstBoundary: .firstFlushable).fragments(
             of: b, handle: 0x41)
-        var frames: [UInt16: [UInt8]] = [:]
+        var frames: [ConnectionHandle: [UInt8]] = [:]
         var ia = 0
         var ib = 0
         while ia < fa.count || ib < fb.count {
@@ -217,7 +217,7 @@ struct L2CAPReassemblerTests {
         let packet = zip(Gen.uint16(in: 0x40...0x42), Gen.uint8(in: 0...3), Gen.uint8().array(of: 0...12))
             .map { fields in
                 ACLPacket(
-                    handle: fields.0, packetBoundary: ACLPacketBoundary(rawValue: fields.1) ?? .continuing,
+                    handle: ConnectionHandle(fields.0), packetBoundary: ACLPacketBoundary(rawValue: fields.1) ?? .continuing,
                     data: fields.2)
             }
         await propertyCheck(count: 1000, input: packet.array(of: 1...30)) { packets in

@@ -88,7 +88,7 @@ extension VirtualController {
             set, status: .advertisingTimeout, connectionHandle: 0, events: run.eventsCompleted)
     }
 
-    func reportAdvertisingSetTerminated(_ set: AdvertisingSet, status: HCIStatus, connectionHandle: UInt16, events: Int)
+    func reportAdvertisingSetTerminated(_ set: AdvertisingSet, status: HCIStatus, connectionHandle: ConnectionHandle, events: Int)
     {
         guard !set.isLegacyCommandSet else { return }
         send(

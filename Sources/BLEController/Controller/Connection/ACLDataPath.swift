@@ -14,7 +14,7 @@ extension VirtualController {
     func receiveHostACL(_ packet: ACLPacket) {
         guard let connection = connections[packet.handle] else {
             statistics.aclForUnknownHandle += 1
-            logger.notice("dropped an ACL packet from the host for handle \(packet.handle): no such connection")
+            logger.notice("dropped an ACL packet from the host for handle \(packet.handle.rawValue): no such connection")
             return
         }
         guard packet.data.count <= Int(configuration.aclBufferSize),

@@ -105,7 +105,7 @@ enum EncryptionState: Hashable {
 
 /// One side of a connection (Core 5.4 Vol 6 Part B §4.5), owned by that side's controller.
 final class Connection {
-    let handle: UInt16
+    let handle: ConnectionHandle
     let role: ConnectionRole
     /// The peer's address as it appeared on air, and its identity when resolved (Vol 6 Part B §6).
     let peerAddress: ReceivedAddress
@@ -156,7 +156,7 @@ final class Connection {
     var hostWantsRemoteVersion = false
 
     init(
-        handle: UInt16, role: ConnectionRole, peerAddress: ReceivedAddress, localRPA: BluetoothAddress,
+        handle: ConnectionHandle, role: ConnectionRole, peerAddress: ReceivedAddress, localRPA: BluetoothAddress,
         link: ConnectionLink, createdAt: VirtualInstant, owner: VirtualController, localTx: (UInt16, UInt16),
         localRx: (UInt16, UInt16)
     ) {

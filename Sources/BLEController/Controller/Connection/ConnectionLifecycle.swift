@@ -38,13 +38,18 @@ extension VirtualController {
         return connection
     }
 
-    private func allocateConnectionHandle() -> UInt16 {
-        while connections[nextConnectionHandle] != nil || nextConnectionHandle == 0 || nextConnectionHandle > 0x0EFF {
-            nextConnectionHandle = nextConnectionHandle >= 0x0EFF ? 0x0001 : nextConnectionHandle + 1
+    private func allocateConnectionHandle() -> ConnectionHandle {
+        while connections[nextConnectionHandle] != nil || nextConnectionHandle == 0 || !nextConnectionHandle.isValid {
+            nextConnectionHandle = Self.handle(after: nextConnectionHandle)
         }
         let handle = nextConnectionHandle
-        nextConnectionHandle = handle >= 0x0EFF ? 0x0001 : handle + 1
+        nextConnectionHandle = Self.handle(after: handle)
         return handle
+    }
+
+    /// The next candidate, wrapping past 0x0EFF to 0x0001 (0x0000 is never handed out).
+    private static func handle(after handle: ConnectionHandle) -> ConnectionHandle {
+        handle >= .maximum ? 0x0001 : ConnectionHandle(handle.rawValue + 1)
     }
 
     /// LE Connection Complete, or its Enhanced [v1] or [v2] form when the host unmasked them
@@ -259,7 +264,7 @@ extension VirtualController {
 
     /// A connection event given up to another connection's (`RadioSharing`): nothing is sent,
     /// the counter moves on (the change at an instant has been applied all the same).
-    private func skipConnectionEvent(_ link: ConnectionLink, anchor: VirtualInstant, handle: UInt16) {
+    private func skipConnectionEvent(_ link: ConnectionLink, anchor: VirtualInstant, handle: ConnectionHandle) {
         link.skippedLastEvent = true
         onConnectionEvent?(
             ConnectionEventRecord(

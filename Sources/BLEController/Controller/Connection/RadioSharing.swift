@@ -4,7 +4,7 @@ import BLEWire
 /// One connection event a controller led as central, run or skipped (Core 5.4 Vol 6 Part B
 /// §4.5.1), for measurements and tests.
 struct ConnectionEventRecord: Hashable {
-    let handle: UInt16
+    let handle: ConnectionHandle
     let counter: UInt16
     let anchor: VirtualInstant
     /// When its last packet ended; the anchor itself for a skipped event.

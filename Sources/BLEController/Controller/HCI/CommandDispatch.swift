@@ -43,7 +43,7 @@ struct CommandHandler: Sendable {
     /// A command on a connection: a Connection_Handle that names none is answered with 0x02
     /// Unknown Connection Identifier (Core 5.4 Vol 1 Part F §1.3) and `body` does not run.
     init<C: HCICommandWithCompleteEvent>(
-        _ type: C.Type, connection handle: KeyPath<C, UInt16> & Sendable,
+        _ type: C.Type, connection handle: KeyPath<C, ConnectionHandle> & Sendable,
         _ body: @escaping @Sendable (VirtualController, C, Connection) -> CommandResult<C.ReturnParameters>
     ) where C.ReturnParameters: ConnectionReturnParameters {
         self.init(type) { controller, command in
@@ -75,7 +75,7 @@ struct CommandHandler: Sendable {
     /// A command on a connection, answered with Command Status: 0x02 Unknown Connection
     /// Identifier (Core 5.4 Vol 1 Part F §1.3) when the Connection_Handle names none.
     init<C: HCICommandWithStatusEvent>(
-        _ type: C.Type, connection handle: KeyPath<C, UInt16> & Sendable,
+        _ type: C.Type, connection handle: KeyPath<C, ConnectionHandle> & Sendable,
         _ body: @escaping @Sendable (VirtualController, C, Connection) -> HCIStatus
     ) {
         self.init(type) { controller, command in
@@ -91,36 +91,36 @@ struct CommandHandler: Sendable {
 /// with the other fields at their placeholder values.
 protocol ConnectionReturnParameters: HCIReturnParameters {
     /// 0x02 Unknown Connection Identifier for `handle`.
-    static func unknownConnection(_ handle: UInt16) -> Self
+    static func unknownConnection(_ handle: ConnectionHandle) -> Self
 }
 
 extension HCI.ConnectionHandleReturnParameters: ConnectionReturnParameters {
-    static func unknownConnection(_ handle: UInt16) -> Self {
+    static func unknownConnection(_ handle: ConnectionHandle) -> Self {
         .init(status: .unknownConnectionIdentifier, connectionHandle: handle)
     }
 }
 
 extension HCI.ReadTransmitPowerLevel.ReturnParameters: ConnectionReturnParameters {
-    static func unknownConnection(_ handle: UInt16) -> Self {
+    static func unknownConnection(_ handle: ConnectionHandle) -> Self {
         .init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPowerLevel: 0)
     }
 }
 
 extension HCI.ReadRSSI.ReturnParameters: ConnectionReturnParameters {
     /// 127: RSSI not available (§7.5.4).
-    static func unknownConnection(_ handle: UInt16) -> Self {
+    static func unknownConnection(_ handle: ConnectionHandle) -> Self {
         .init(status: .unknownConnectionIdentifier, handle: handle, rssi: 127)
     }
 }
 
 extension HCI.LEReadChannelMap.ReturnParameters: ConnectionReturnParameters {
-    static func unknownConnection(_ handle: UInt16) -> Self {
+    static func unknownConnection(_ handle: ConnectionHandle) -> Self {
         .init(status: .unknownConnectionIdentifier, connectionHandle: handle, channelMap: .init(rawValue: 0))
     }
 }
 
 extension HCI.LEReadPHY.ReturnParameters: ConnectionReturnParameters {
-    static func unknownConnection(_ handle: UInt16) -> Self {
+    static func unknownConnection(_ handle: ConnectionHandle) -> Self {
         .init(status: .unknownConnectionIdentifier, connectionHandle: handle, txPHY: PHY.le1M.hci, rxPHY: PHY.le1M.hci)
     }
 }

@@ -6,7 +6,10 @@ public struct GATTConnectionID: RawRepresentable, Hashable, Comparable, Sendable
     public let rawValue: UInt16
 
     public init(rawValue: UInt16) { self.rawValue = rawValue }
-    public init(_ rawValue: UInt16) { self.rawValue = rawValue }
+    public init(_ handle: ConnectionHandle) { self.rawValue = handle.rawValue }
+
+    /// The link this bearer runs on.
+    public var handle: ConnectionHandle { ConnectionHandle(rawValue) }
 
     public static func < (lhs: GATTConnectionID, rhs: GATTConnectionID) -> Bool { lhs.rawValue < rhs.rawValue }
 

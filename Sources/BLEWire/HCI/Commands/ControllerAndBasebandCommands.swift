@@ -74,33 +74,33 @@ extension HCI {
             }
         }
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var type: LevelType
 
-        public init(connectionHandle: UInt16, type: LevelType = .current) {
+        public init(connectionHandle: ConnectionHandle, type: LevelType = .current) {
             self.connectionHandle = connectionHandle
             self.type = type
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "Read Transmit Power Level"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             type = LevelType(rawValue: try reader.u8("Type"))
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             writer.u8(type.rawValue)
         }
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.3.35).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
-            public var connectionHandle: UInt16 = 0
+            public var connectionHandle: ConnectionHandle = 0
             /// TX_Power_Level in dBm.
             public var txPowerLevel: Int8 = 0
 
-            public init(status: HCIStatus = .success, connectionHandle: UInt16, txPowerLevel: Int8) {
+            public init(status: HCIStatus = .success, connectionHandle: ConnectionHandle, txPowerLevel: Int8) {
                 self.status = status
                 self.connectionHandle = connectionHandle
                 self.txPowerLevel = txPowerLevel
@@ -110,13 +110,13 @@ extension HCI {
                 reader.context = "Read Transmit Power Level return parameters"
                 status = HCIStatus(try reader.u8("Status"))
                 if HCI.endsAfterFailure(status, reader) { return }
-                connectionHandle = try reader.u16("Connection_Handle")
+                connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
                 txPowerLevel = try reader.i8("TX_Power_Level")
             }
 
             public func encode(into writer: inout ByteWriter) {
                 writer.u8(status.rawValue)
-                writer.u16(connectionHandle)
+                writer.u16(connectionHandle.rawValue)
                 writer.i8(txPowerLevel)
             }
         }
@@ -277,26 +277,26 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.controllerAndBaseband, ocf: 0x007B)
         public static let name = "Read Authenticated Payload Timeout"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
 
-        public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+        public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "Read Authenticated Payload Timeout"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
         }
 
-        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
+        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle.rawValue) }
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.3.93).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
-            public var connectionHandle: UInt16 = 0
+            public var connectionHandle: ConnectionHandle = 0
             /// In 10 ms units.
             public var authenticatedPayloadTimeout: UInt16 = 0
 
             public init(
-                status: HCIStatus = .success, connectionHandle: UInt16, authenticatedPayloadTimeout: UInt16
+                status: HCIStatus = .success, connectionHandle: ConnectionHandle, authenticatedPayloadTimeout: UInt16
             ) {
                 self.status = status
                 self.connectionHandle = connectionHandle
@@ -311,13 +311,13 @@ extension HCI {
                 reader.context = "Read Authenticated Payload Timeout return parameters"
                 status = HCIStatus(try reader.u8("Status"))
                 if HCI.endsAfterFailure(status, reader) { return }
-                connectionHandle = try reader.u16("Connection_Handle")
+                connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
                 authenticatedPayloadTimeout = try reader.u16("Authenticated_Payload_Timeout")
             }
 
             public func encode(into writer: inout ByteWriter) {
                 writer.u8(status.rawValue)
-                writer.u16(connectionHandle)
+                writer.u16(connectionHandle.rawValue)
                 writer.u16(authenticatedPayloadTimeout)
             }
         }
@@ -330,11 +330,11 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.controllerAndBaseband, ocf: 0x007C)
         public static let name = "Write Authenticated Payload Timeout"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// In 10 ms units (0x0001–0xFFFF; default 0x0BB8, 30 s).
         public var authenticatedPayloadTimeout: UInt16
 
-        public init(connectionHandle: UInt16, authenticatedPayloadTimeout: UInt16) {
+        public init(connectionHandle: ConnectionHandle, authenticatedPayloadTimeout: UInt16) {
             self.connectionHandle = connectionHandle
             self.authenticatedPayloadTimeout = authenticatedPayloadTimeout
         }
@@ -345,12 +345,12 @@ extension HCI {
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "Write Authenticated Payload Timeout"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             authenticatedPayloadTimeout = try reader.u16("Authenticated_Payload_Timeout")
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             writer.u16(authenticatedPayloadTimeout)
         }
     }

@@ -139,22 +139,22 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0013)
         public static let name = "LE Connection Update"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var connectionParameters: ConnectionParameters
 
-        public init(connectionHandle: UInt16, connectionParameters: ConnectionParameters) {
+        public init(connectionHandle: ConnectionHandle, connectionParameters: ConnectionParameters) {
             self.connectionHandle = connectionHandle
             self.connectionParameters = connectionParameters
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Connection Update"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             connectionParameters = try ConnectionParameters(from: &reader)
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             connectionParameters.encode(into: &writer)
         }
     }
@@ -166,23 +166,23 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0020)
         public static let name = "LE Remote Connection Parameter Request Reply"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// Interval_Min, Interval_Max, Max_Latency, Timeout, Min_CE_Length, Max_CE_Length.
         public var connectionParameters: ConnectionParameters
 
-        public init(connectionHandle: UInt16, connectionParameters: ConnectionParameters) {
+        public init(connectionHandle: ConnectionHandle, connectionParameters: ConnectionParameters) {
             self.connectionHandle = connectionHandle
             self.connectionParameters = connectionParameters
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Remote Connection Parameter Request Reply"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             connectionParameters = try ConnectionParameters(from: &reader)
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             connectionParameters.encode(into: &writer)
         }
     }
@@ -193,23 +193,23 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0021)
         public static let name = "LE Remote Connection Parameter Request Negative Reply"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// Usually 0x3B Unacceptable Connection Parameters.
         public var reason: HCIStatus
 
-        public init(connectionHandle: UInt16, reason: HCIStatus = .unacceptableConnectionParameters) {
+        public init(connectionHandle: ConnectionHandle, reason: HCIStatus = .unacceptableConnectionParameters) {
             self.connectionHandle = connectionHandle
             self.reason = reason
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Remote Connection Parameter Request Negative Reply"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             reason = HCIStatus(try reader.u8("Reason"))
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             writer.u8(reason.rawValue)
         }
     }
@@ -220,16 +220,16 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0016)
         public static let name = "LE Read Remote Features"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
 
-        public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+        public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Read Remote Features"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
         }
 
-        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
+        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle.rawValue) }
     }
 
     /// The 37 data channels as a 5-octet bit mask, channel n in bit n (Core 5.4 Vol 4 Part E
@@ -274,24 +274,24 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0015)
         public static let name = "LE Read Channel Map"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
 
-        public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+        public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Read Channel Map"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
         }
 
-        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
+        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle.rawValue) }
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.20).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
-            public var connectionHandle: UInt16 = 0
+            public var connectionHandle: ConnectionHandle = 0
             public var channelMap = LEChannelMap(rawValue: 0)
 
-            public init(status: HCIStatus = .success, connectionHandle: UInt16, channelMap: LEChannelMap) {
+            public init(status: HCIStatus = .success, connectionHandle: ConnectionHandle, channelMap: LEChannelMap) {
                 self.status = status
                 self.connectionHandle = connectionHandle
                 self.channelMap = channelMap
@@ -301,13 +301,13 @@ extension HCI {
                 reader.context = "LE Read Channel Map return parameters"
                 status = HCIStatus(try reader.u8("Status"))
                 if HCI.endsAfterFailure(status, reader) { return }
-                connectionHandle = try reader.u16("Connection_Handle")
+                connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
                 channelMap = LEChannelMap(rawValue: try reader.uint(5, "Channel_Map"))
             }
 
             public func encode(into writer: inout ByteWriter) {
                 writer.u8(status.rawValue)
-                writer.u16(connectionHandle)
+                writer.u16(connectionHandle.rawValue)
                 writer.uint(channelMap.rawValue, width: 5)
             }
         }

@@ -8,13 +8,13 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0022)
         public static let name = "LE Set Data Length"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// TX_Octets (0x001B–0x00FB).
         public var txOctets: UInt16
         /// TX_Time in microseconds (0x0148–0x4290).
         public var txTime: UInt16
 
-        public init(connectionHandle: UInt16, txOctets: UInt16, txTime: UInt16) {
+        public init(connectionHandle: ConnectionHandle, txOctets: UInt16, txTime: UInt16) {
             self.connectionHandle = connectionHandle
             self.txOctets = txOctets
             self.txTime = txTime
@@ -22,13 +22,13 @@ extension HCI {
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Set Data Length"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             txOctets = try reader.u16("TX_Octets")
             txTime = try reader.u16("TX_Time")
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             writer.u16(txOctets)
             writer.u16(txTime)
         }
@@ -157,26 +157,26 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0030)
         public static let name = "LE Read PHY"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
 
-        public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+        public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Read PHY"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
         }
 
-        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
+        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle.rawValue) }
 
         /// Command Complete return parameters (Core 5.4 Vol 4 Part E §7.8.47).
         public struct ReturnParameters: HCIReturnParameters, Hashable {
             public var status: HCIStatus
-            public var connectionHandle: UInt16 = 0
+            public var connectionHandle: ConnectionHandle = 0
             public var txPHY = PHY.HCIValue(rawValue: 0)
             public var rxPHY = PHY.HCIValue(rawValue: 0)
 
             public init(
-                status: HCIStatus = .success, connectionHandle: UInt16, txPHY: PHY.HCIValue, rxPHY: PHY.HCIValue
+                status: HCIStatus = .success, connectionHandle: ConnectionHandle, txPHY: PHY.HCIValue, rxPHY: PHY.HCIValue
             ) {
                 self.status = status
                 self.connectionHandle = connectionHandle
@@ -188,14 +188,14 @@ extension HCI {
                 reader.context = "LE Read PHY return parameters"
                 status = HCIStatus(try reader.u8("Status"))
                 if HCI.endsAfterFailure(status, reader) { return }
-                connectionHandle = try reader.u16("Connection_Handle")
+                connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
                 txPHY = PHY.HCIValue(rawValue: try reader.u8("TX_PHY"))
                 rxPHY = PHY.HCIValue(rawValue: try reader.u8("RX_PHY"))
             }
 
             public func encode(into writer: inout ByteWriter) {
                 writer.u8(status.rawValue)
-                writer.u16(connectionHandle)
+                writer.u16(connectionHandle.rawValue)
                 writer.u8(txPHY.rawValue)
                 writer.u8(rxPHY.rawValue)
             }
@@ -238,14 +238,14 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0032)
         public static let name = "LE Set PHY"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var allPHYs: AllPHYsPreference
         public var txPHYs: LEPHYs
         public var rxPHYs: LEPHYs
         public var phyOptions: CodedPHYOptions
 
         public init(
-            connectionHandle: UInt16, allPHYs: AllPHYsPreference = [], txPHYs: LEPHYs, rxPHYs: LEPHYs,
+            connectionHandle: ConnectionHandle, allPHYs: AllPHYsPreference = [], txPHYs: LEPHYs, rxPHYs: LEPHYs,
             phyOptions: CodedPHYOptions = .noPreference
         ) {
             self.connectionHandle = connectionHandle
@@ -257,7 +257,7 @@ extension HCI {
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Set PHY"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             allPHYs = AllPHYsPreference(rawValue: try reader.u8("All_PHYs"))
             txPHYs = LEPHYs(rawValue: try reader.u8("TX_PHYs"))
             rxPHYs = LEPHYs(rawValue: try reader.u8("RX_PHYs"))
@@ -265,7 +265,7 @@ extension HCI {
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             writer.u8(allPHYs.rawValue)
             writer.u8(txPHYs.rawValue)
             writer.u8(rxPHYs.rawValue)

@@ -91,7 +91,7 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0019)
         public static let name = "LE Enable Encryption"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// Rand of the legacy-pairing key distribution (0 for LE Secure Connections keys).
         public var randomNumber: UInt64
         /// EDIV (0 for LE Secure Connections keys).
@@ -99,7 +99,7 @@ extension HCI {
         public var longTermKey: Key128
 
         public init(
-            connectionHandle: UInt16, randomNumber: UInt64 = 0, encryptedDiversifier: UInt16 = 0,
+            connectionHandle: ConnectionHandle, randomNumber: UInt64 = 0, encryptedDiversifier: UInt16 = 0,
             longTermKey: Key128
         ) {
             self.connectionHandle = connectionHandle
@@ -110,14 +110,14 @@ extension HCI {
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Enable Encryption"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             randomNumber = try reader.u64("Random_Number")
             encryptedDiversifier = try reader.u16("Encrypted_Diversifier")
             longTermKey = try Key128(from: &reader, "Long_Term_Key")
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             writer.u64(randomNumber)
             writer.u16(encryptedDiversifier)
             longTermKey.encode(into: &writer)
@@ -131,22 +131,22 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x001A)
         public static let name = "LE Long Term Key Request Reply"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var longTermKey: Key128
 
-        public init(connectionHandle: UInt16, longTermKey: Key128) {
+        public init(connectionHandle: ConnectionHandle, longTermKey: Key128) {
             self.connectionHandle = connectionHandle
             self.longTermKey = longTermKey
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Long Term Key Request Reply"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             longTermKey = try Key128(from: &reader, "Long_Term_Key")
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             longTermKey.encode(into: &writer)
         }
     }
@@ -157,16 +157,16 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x001B)
         public static let name = "LE Long Term Key Request Negative Reply"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
 
-        public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+        public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "LE Long Term Key Request Negative Reply"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
         }
 
-        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
+        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle.rawValue) }
     }
 
     /// HCI_LE_Read_Local_P-256_Public_Key (Core 5.4 Vol 4 Part E §7.8.36). Command Status, then

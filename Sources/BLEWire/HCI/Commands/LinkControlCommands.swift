@@ -7,23 +7,23 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.linkControl, ocf: 0x0006)
         public static let name = "Disconnect"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// Why: 0x05, 0x13–0x15, 0x1A, 0x29 or 0x3B are the values the specification allows.
         public var reason: HCIStatus
 
-        public init(connectionHandle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) {
+        public init(connectionHandle: ConnectionHandle, reason: HCIStatus = .remoteUserTerminatedConnection) {
             self.connectionHandle = connectionHandle
             self.reason = reason
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "Disconnect"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
             reason = HCIStatus(try reader.u8("Reason"))
         }
 
         public func encode(into writer: inout ByteWriter) {
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
             writer.u8(reason.rawValue)
         }
     }
@@ -34,15 +34,15 @@ extension HCI {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.linkControl, ocf: 0x001D)
         public static let name = "Read Remote Version Information"
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
 
-        public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+        public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
             reader.context = "Read Remote Version Information"
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
         }
 
-        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle) }
+        public func encode(into writer: inout ByteWriter) { writer.u16(connectionHandle.rawValue) }
     }
 }

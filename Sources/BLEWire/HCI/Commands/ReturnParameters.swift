@@ -18,9 +18,9 @@ extension HCI {
     /// Key Request Reply, LE Set Data Length, … — Core 5.4 Vol 4 Part E §7.8.25, §7.8.33).
     public struct ConnectionHandleReturnParameters: HCIReturnParameters, Hashable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16 = 0
+        public var connectionHandle: ConnectionHandle = 0
 
-        public init(status: HCIStatus = .success, connectionHandle: UInt16) {
+        public init(status: HCIStatus = .success, connectionHandle: ConnectionHandle) {
             self.status = status
             self.connectionHandle = connectionHandle
         }
@@ -29,12 +29,12 @@ extension HCI {
             reader.context = "Command Complete return parameters"
             status = HCIStatus(try reader.u8("Status"))
             if HCI.endsAfterFailure(status, reader) { return }
-            connectionHandle = try reader.u16("Connection_Handle")
+            connectionHandle = ConnectionHandle(try reader.u16("Connection_Handle"))
         }
 
         public func encode(into writer: inout ByteWriter) {
             writer.u8(status.rawValue)
-            writer.u16(connectionHandle)
+            writer.u16(connectionHandle.rawValue)
         }
     }
 }

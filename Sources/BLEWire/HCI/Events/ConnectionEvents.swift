@@ -5,11 +5,11 @@ extension HCIEvent {
     /// zero (see `HCIEvent`).
     public struct DisconnectionComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// Why the link went down (an error code, Vol 1 Part F), e.g. 0x13 remote user terminated.
         public var reason: HCIStatus
 
-        public init(status: HCIStatus = .success, connectionHandle: UInt16, reason: HCIStatus) {
+        public init(status: HCIStatus = .success, connectionHandle: ConnectionHandle, reason: HCIStatus) {
             self.status = status
             self.connectionHandle = connectionHandle
             self.reason = reason
@@ -73,11 +73,11 @@ extension HCIEvent {
     /// HCI_Encryption_Change [v1] (Core 5.4 Vol 4 Part E §7.7.8), event code 0x08.
     public struct EncryptionChange: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var encryptionEnabled: EncryptionEnabled
 
         public init(
-            status: HCIStatus = .success, connectionHandle: UInt16, encryptionEnabled: EncryptionEnabled
+            status: HCIStatus = .success, connectionHandle: ConnectionHandle, encryptionEnabled: EncryptionEnabled
         ) {
             self.status = status
             self.connectionHandle = connectionHandle
@@ -102,12 +102,12 @@ extension HCIEvent {
     /// negotiated key size in octets.
     public struct EncryptionChangeV2: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var encryptionEnabled: EncryptionEnabled
         public var encryptionKeySize: UInt8
 
         public init(
-            status: HCIStatus = .success, connectionHandle: UInt16, encryptionEnabled: EncryptionEnabled,
+            status: HCIStatus = .success, connectionHandle: ConnectionHandle, encryptionEnabled: EncryptionEnabled,
             encryptionKeySize: UInt8
         ) {
             self.status = status
@@ -142,9 +142,9 @@ extension HCIEvent {
     /// was re-keyed (on LE, encryption restarted) without an Encryption Change event.
     public struct EncryptionKeyRefreshComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
 
-        public init(status: HCIStatus = .success, connectionHandle: UInt16) {
+        public init(status: HCIStatus = .success, connectionHandle: ConnectionHandle) {
             self.status = status
             self.connectionHandle = connectionHandle
         }
@@ -165,7 +165,7 @@ extension HCIEvent {
     /// link layer (LL/LMP) version, company identifier and implementation subversion.
     public struct ReadRemoteVersionInformationComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// LL/LMP version number (Assigned Numbers), e.g. 0x0D for Core 5.4.
         public var version: UInt8
         /// Company identifier of the peer's controller manufacturer (Assigned Numbers).
@@ -173,7 +173,7 @@ extension HCIEvent {
         public var subversion: UInt16
 
         public init(
-            status: HCIStatus = .success, connectionHandle: UInt16, version: UInt8, manufacturerName: UInt16,
+            status: HCIStatus = .success, connectionHandle: ConnectionHandle, version: UInt8, manufacturerName: UInt16,
             subversion: UInt16
         ) {
             self.status = status

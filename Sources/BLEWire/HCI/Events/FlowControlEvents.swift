@@ -11,10 +11,10 @@ extension HCIEvent {
         /// One handle's count of completed packets.
         public struct Entry: Sendable, Hashable, WireRenderable {
             /// 12 bits; reserved top bits ignored on decode, written as zero.
-            public var connectionHandle: UInt16
+            public var connectionHandle: ConnectionHandle
             public var numCompletedPackets: UInt16
 
-            public init(connectionHandle: UInt16, numCompletedPackets: UInt16) {
+            public init(connectionHandle: ConnectionHandle, numCompletedPackets: UInt16) {
                 self.connectionHandle = connectionHandle
                 self.numCompletedPackets = numCompletedPackets
             }

@@ -173,14 +173,14 @@ enum HCIEventHandle {
 
     @inline(__always)
     static func read(_ reader: inout ByteReader, _ field: StaticString = "Connection_Handle")
-        throws(DecodeError) -> UInt16
+        throws(DecodeError) -> ConnectionHandle
     {
-        try reader.u16(field) & mask
+        ConnectionHandle(try reader.u16(field) & mask)
     }
 
     @inline(__always)
-    static func write(_ handle: UInt16, into writer: inout ByteWriter) {
-        writer.u16(handle & mask)
+    static func write(_ handle: ConnectionHandle, into writer: inout ByteWriter) {
+        writer.u16(handle.rawValue & mask)
     }
 }
 

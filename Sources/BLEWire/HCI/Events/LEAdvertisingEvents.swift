@@ -268,11 +268,11 @@ extension LEMetaEvent {
         public var status: HCIStatus
         public var advertisingHandle: UInt8
         /// Valid only when `status` is success; 12 bits, reserved top bits ignored.
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var numCompletedExtendedAdvertisingEvents: UInt8
 
         public init(
-            status: HCIStatus = .success, advertisingHandle: UInt8, connectionHandle: UInt16,
+            status: HCIStatus = .success, advertisingHandle: UInt8, connectionHandle: ConnectionHandle,
             numCompletedExtendedAdvertisingEvents: UInt8
         ) {
             self.status = status

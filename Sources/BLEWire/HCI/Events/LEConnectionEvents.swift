@@ -6,7 +6,7 @@ extension LEMetaEvent {
     public struct ConnectionComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
         /// 12 bits; reserved top bits ignored on decode, written as zero.
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var role: Role
         public var peerAddress: LEAddress
         /// Units of 1.25 ms (0x0006–0x0C80).
@@ -19,7 +19,7 @@ extension LEMetaEvent {
         public var centralClockAccuracy: UInt8
 
         public init(
-            status: HCIStatus = .success, connectionHandle: UInt16, role: Role, peerAddress: LEAddress,
+            status: HCIStatus = .success, connectionHandle: ConnectionHandle, role: Role, peerAddress: LEAddress,
             connectionInterval: UInt16, peripheralLatency: UInt16, supervisionTimeout: UInt16,
             centralClockAccuracy: UInt8
         ) {
@@ -68,7 +68,7 @@ extension LEMetaEvent {
     public struct EnhancedConnectionComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
         /// 12 bits; reserved top bits ignored on decode, written as zero.
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var role: Role
         /// The peer's identity address when resolved (type public/random identity), else its
         /// address on air.
@@ -84,7 +84,7 @@ extension LEMetaEvent {
         public var centralClockAccuracy: UInt8
 
         public init(
-            status: HCIStatus = .success, connectionHandle: UInt16, role: Role, peerAddress: LEAddress,
+            status: HCIStatus = .success, connectionHandle: ConnectionHandle, role: Role, peerAddress: LEAddress,
             localResolvablePrivateAddress: BluetoothAddress = .zero,
             peerResolvablePrivateAddress: BluetoothAddress = .zero,
             connectionInterval: UInt16, peripheralLatency: UInt16, supervisionTimeout: UInt16,
@@ -158,7 +158,7 @@ extension LEMetaEvent {
     public struct EnhancedConnectionCompleteV2: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
         /// 12 bits; reserved top bits ignored on decode, written as zero.
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var role: Role
         public var peerAddress: LEAddress
         public var localResolvablePrivateAddress: BluetoothAddress
@@ -222,7 +222,7 @@ extension LEMetaEvent {
     /// parameters are in effect (or the update failed, per `status`).
     public struct ConnectionUpdateComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// Units of 1.25 ms.
         public var connectionInterval: UInt16
         public var peripheralLatency: UInt16
@@ -230,7 +230,7 @@ extension LEMetaEvent {
         public var supervisionTimeout: UInt16
 
         public init(
-            status: HCIStatus = .success, connectionHandle: UInt16, connectionInterval: UInt16,
+            status: HCIStatus = .success, connectionHandle: ConnectionHandle, connectionInterval: UInt16,
             peripheralLatency: UInt16, supervisionTimeout: UInt16
         ) {
             self.status = status
@@ -264,7 +264,7 @@ extension LEMetaEvent {
     /// HCI_LE_Remote_Connection_Parameter_Request (Core 5.4 Vol 4 Part E §7.7.65.6): the peer
     /// asks for new connection parameters; the host replies with a (negative) reply command.
     public struct RemoteConnectionParameterRequest: Sendable, Hashable, WireCodable, WireRenderable {
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// Units of 1.25 ms.
         public var intervalMin: UInt16
         /// Units of 1.25 ms.
@@ -274,7 +274,7 @@ extension LEMetaEvent {
         public var timeout: UInt16
 
         public init(
-            connectionHandle: UInt16, intervalMin: UInt16, intervalMax: UInt16, maxLatency: UInt16,
+            connectionHandle: ConnectionHandle, intervalMin: UInt16, intervalMax: UInt16, maxLatency: UInt16,
             timeout: UInt16
         ) {
             self.connectionHandle = connectionHandle

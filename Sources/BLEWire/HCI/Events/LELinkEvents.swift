@@ -3,10 +3,10 @@ extension LEMetaEvent {
     /// feature set (Vol 6 Part B §4.6), bit n of the 64-bit little-endian field being feature n.
     public struct ReadRemoteFeaturesComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var leFeatures: UInt64
 
-        public init(status: HCIStatus = .success, connectionHandle: UInt16, leFeatures: UInt64) {
+        public init(status: HCIStatus = .success, connectionHandle: ConnectionHandle, leFeatures: UInt64) {
             self.status = status
             self.connectionHandle = connectionHandle
             self.leFeatures = leFeatures
@@ -34,7 +34,7 @@ extension LEMetaEvent {
     /// HCI_LE_Data_Length_Change (Core 5.4 Vol 4 Part E §7.7.65.7): the maximum link-layer
     /// payload sizes (octets) and air times (microseconds) now in use on a connection.
     public struct DataLengthChange: Sendable, Hashable, WireCodable, WireRenderable {
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         /// 0x001B–0x00FB octets.
         public var maxTxOctets: UInt16
         /// Microseconds (0x0148–0x4290).
@@ -44,7 +44,7 @@ extension LEMetaEvent {
         public var maxRxTime: UInt16
 
         public init(
-            connectionHandle: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16,
+            connectionHandle: ConnectionHandle, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16,
             maxRxTime: UInt16
         ) {
             self.connectionHandle = connectionHandle
@@ -76,11 +76,11 @@ extension LEMetaEvent {
     /// direction (or the update failed, per `status`).
     public struct PHYUpdateComplete: Sendable, Hashable, WireCodable, WireRenderable {
         public var status: HCIStatus
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var txPHY: PHY.HCIValue
         public var rxPHY: PHY.HCIValue
 
-        public init(status: HCIStatus = .success, connectionHandle: UInt16, txPHY: PHY.HCIValue, rxPHY: PHY.HCIValue) {
+        public init(status: HCIStatus = .success, connectionHandle: ConnectionHandle, txPHY: PHY.HCIValue, rxPHY: PHY.HCIValue) {
             self.status = status
             self.connectionHandle = connectionHandle
             self.txPHY = txPHY
@@ -139,10 +139,10 @@ extension LEMetaEvent {
             }
         }
 
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var channelSelectionAlgorithm: Algorithm
 
-        public init(connectionHandle: UInt16, channelSelectionAlgorithm: Algorithm) {
+        public init(connectionHandle: ConnectionHandle, channelSelectionAlgorithm: Algorithm) {
             self.connectionHandle = connectionHandle
             self.channelSelectionAlgorithm = channelSelectionAlgorithm
         }

@@ -3,11 +3,11 @@ extension LEMetaEvent {
     /// controller needs the LTK for encryption the central started. Rand and EDIV identify a
     /// legacy-pairing key; both are zero for LE Secure Connections keys.
     public struct LongTermKeyRequest: Sendable, Hashable, WireCodable, WireRenderable {
-        public var connectionHandle: UInt16
+        public var connectionHandle: ConnectionHandle
         public var randomNumber: UInt64
         public var encryptedDiversifier: UInt16
 
-        public init(connectionHandle: UInt16, randomNumber: UInt64 = 0, encryptedDiversifier: UInt16 = 0) {
+        public init(connectionHandle: ConnectionHandle, randomNumber: UInt64 = 0, encryptedDiversifier: UInt16 = 0) {
             self.connectionHandle = connectionHandle
             self.randomNumber = randomNumber
             self.encryptedDiversifier = encryptedDiversifier

@@ -57,7 +57,7 @@ enum Scenario {
     static func connect(
         _ central: TestHost, _ peripheral: TestHost, parameters: HCI.ConnectionParameters = parameters,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) -> (central: UInt16, peripheral: UInt16)? {
+    ) -> (central: ConnectionHandle, peripheral: ConnectionHandle)? {
         advertise(peripheral, sourceLocation: sourceLocation)
         let centralMark = central.events.count
         let peripheralMark = peripheral.events.count
@@ -80,7 +80,7 @@ enum Scenario {
 
 extension TestHost {
     /// The Disconnection Complete of `handle`, waiting for it.
-    func waitForDisconnection(_ handle: UInt16, limit: Duration = .seconds(40)) -> (
+    func waitForDisconnection(_ handle: ConnectionHandle, limit: Duration = .seconds(40)) -> (
         time: VirtualInstant, event: HCIEvent.DisconnectionComplete
     )? {
         let found = waitFor(after: 0, limit: limit) { event -> HCIEvent.DisconnectionComplete? in
