@@ -280,22 +280,12 @@ public actor Host {
         if tracesPackets { trace("rx", packet) }
         switch packet.type {
         case .event:
-            let event: HCIEvent
-            do throws(DecodeError) {
-                event = try HCIEvent(decoding: packet.payload)
-            } catch {
-                statistics.undecodableEvents += 1
-                logger.warning("dropped an HCI event that does not decode: \(error) [\(Hex.string(packet.payload))]")
+            guard let event = decoded(HCIEvent.self, "an HCI event", from: packet, counting: \.undecodableEvents) else {
                 return
             }
             handle(event)
         case .acl:
-            let acl: ACLPacket
-            do throws(DecodeError) {
-                acl = try ACLPacket(decoding: packet.payload)
-            } catch {
-                statistics.undecodableACL += 1
-                logger.warning("dropped an ACL packet that does not decode: \(error) [\(Hex.string(packet.payload))]")
+            guard let acl = decoded(ACLPacket.self, "an ACL packet", from: packet, counting: \.undecodableACL) else {
                 return
             }
             receivedACL(acl)
@@ -303,6 +293,20 @@ public actor Host {
             // A controller sends no commands; this host takes no SCO or ISO data.
             statistics.unexpectedPackets += 1
             logger.notice("dropped a \(packet.type) packet from the controller: this host does not take them")
+        }
+    }
+
+    /// The packet's payload as a `Value`, or nil — counted in `counter` and logged with the
+    /// error and the bytes — when it does not decode.
+    private func decoded<Value: WireDecodable>(
+        _ type: Value.Type, _ what: String, from packet: H4Packet, counting counter: WritableKeyPath<HostStatistics, Int>
+    ) -> Value? {
+        do throws(DecodeError) {
+            return try Value(decoding: packet.payload)
+        } catch {
+            statistics[keyPath: counter] += 1
+            logger.warning("dropped \(what) that does not decode: \(error) [\(Hex.string(packet.payload))]")
+            return nil
         }
     }
 }

@@ -99,14 +99,9 @@ public actor CentralManager: PoweredManager {
         try await runPowerOn()
     }
 
-    /// The first power-on's start: the event pump, then the host.
-    func startHost() async throws(BLEError) {
+    /// Before the first start of the host: the event pump.
+    func prepareHostStart() async {
         await startPump()
-        do {
-            try await stack.host.start()
-        } catch {
-            throw .host(error)
-        }
     }
 
     /// Powers the radio off: the scan stops, a connection attempt is cancelled and every link is
@@ -123,12 +118,11 @@ public actor CentralManager: PoweredManager {
 
     /// Powers off and stops the host for good.
     public func close() async {
-        guard !power.isClosed else { return }
-        await powerOff()
-        power.close()
-        await stack.host.stop()
+        await runClose()
+    }
+
+    func finishStreams() {
         eventSink.finish()
-        power.finish()
     }
 
     func checkPoweredOn() throws(BLEError) { try power.checkPoweredOn() }

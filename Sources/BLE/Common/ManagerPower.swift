@@ -58,8 +58,14 @@ struct ManagerPower {
 /// of the host their own.
 protocol PoweredManager: Actor {
     var power: ManagerPower { get set }
-    /// Brings the host up the first time (the manager's own preparations, then `Host.start`).
-    func startHost() async throws(BLEError)
+    var stack: HostStack { get }
+    /// The manager's own preparations before its host starts the first time (its pumps, its
+    /// GATT server).
+    func prepareHostStart() async
+    /// Disconnects and stops what the manager runs, keeping the host (`powerOff()`).
+    func powerOff() async
+    /// Ends the manager's event streams once it is closed.
+    func finishStreams()
 }
 
 extension PoweredManager {
@@ -85,5 +91,26 @@ extension PoweredManager {
                 return
             }
         }
+    }
+
+    /// The first power-on's start: the manager's preparations, then the host (HCI Reset and
+    /// initialisation, Core 5.4 Vol 4 Part E §7.3.2).
+    func startHost() async throws(BLEError) {
+        await prepareHostStart()
+        do {
+            try await stack.host.start()
+        } catch {
+            throw .host(error)
+        }
+    }
+
+    /// Powers off and stops the host for good; the streams end.
+    func runClose() async {
+        guard !power.isClosed else { return }
+        await powerOff()
+        power.close()
+        await stack.host.stop()
+        finishStreams()
+        power.finish()
     }
 }

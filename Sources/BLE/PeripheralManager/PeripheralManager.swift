@@ -114,15 +114,10 @@ public actor PeripheralManager: PoweredManager {
         try await runPowerOn()
     }
 
-    /// The first power-on's start: the GATT server and the event pumps, then the host.
-    func startHost() async throws(BLEError) {
+    /// Before the first start of the host: the GATT server and the event pumps.
+    func prepareHostStart() async {
         await stack.host.setATTServer(server)
         await startPumps()
-        do {
-            try await stack.host.start()
-        } catch {
-            throw .host(error)
-        }
     }
 
     /// Powers the radio off: advertising stops and every central is disconnected (Remote
@@ -141,14 +136,13 @@ public actor PeripheralManager: PoweredManager {
 
     /// Powers off and stops the host for good.
     public func close() async {
-        guard !power.isClosed else { return }
-        await powerOff()
-        power.close()
-        await stack.host.stop()
+        await runClose()
+    }
+
+    func finishStreams() {
         readSink.finish()
         writeSink.finish()
         eventSink.finish()
-        power.finish()
     }
 
     func checkPoweredOn() throws(BLEError) { try power.checkPoweredOn() }

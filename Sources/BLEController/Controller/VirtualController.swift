@@ -172,27 +172,32 @@ public final class VirtualController {
     fileprivate func handle(hostPacket packet: H4Packet) {
         switch packet.type {
         case .command:
-            let command: HCICommandPacket
-            do throws(DecodeError) {
-                command = try HCICommandPacket(decoding: packet.payload)
-            } catch {
-                statistics.undecodableCommands += 1
-                logger.warning("dropped a command packet that does not decode: \(error)")
-                return
-            }
+            let command = decoded(
+                HCICommandPacket.self, "a command packet", from: packet, counting: \.undecodableCommands)
+            guard let command else { return }
             process(command: command)
         case .acl:
-            let acl: ACLPacket
-            do throws(DecodeError) {
-                acl = try ACLPacket(decoding: packet.payload)
-            } catch {
-                statistics.undecodableACL += 1
-                logger.warning("dropped an ACL packet from the host that does not decode: \(error)")
-                return
-            }
+            let acl = decoded(
+                ACLPacket.self, "an ACL packet from the host", from: packet, counting: \.undecodableACL)
+            guard let acl else { return }
             receiveHostACL(acl)
         case .sco, .iso, .event:
             return
+        }
+    }
+
+    /// The packet's payload as a `Value`, or nil — counted in `counter` and logged with the
+    /// error — when it does not decode.
+    private func decoded<Value: WireDecodable>(
+        _ type: Value.Type, _ what: String, from packet: H4Packet,
+        counting counter: WritableKeyPath<Statistics, Int>
+    ) -> Value? {
+        do throws(DecodeError) {
+            return try Value(decoding: packet.payload)
+        } catch {
+            statistics[keyPath: counter] += 1
+            logger.warning("dropped \(what) that does not decode: \(error)")
+            return nil
         }
     }
 
