@@ -22,6 +22,12 @@ public struct ConnectionHandle: RawRepresentable, Hashable, Comparable, Sendable
 
     public static func < (lhs: ConnectionHandle, rhs: ConnectionHandle) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    // Hashed as the integer it wraps: the host and the controller look links up by handle for
+    // every packet, and a synthesised `hash(into:)` runs a whole Hasher (seed, combine,
+    // finalise) per lookup where an integer key takes the standard library's one-word path.
+    @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    @inlinable public func _rawHashValue(seed: Int) -> Int { rawValue._rawHashValue(seed: seed) }
+
     /// "0x0040".
     public var description: String { Hex.prefixed(rawValue, width: 4) }
 

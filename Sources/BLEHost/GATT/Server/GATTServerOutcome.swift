@@ -13,6 +13,11 @@ public struct GATTConnectionID: RawRepresentable, Hashable, Comparable, Sendable
 
     public static func < (lhs: GATTConnectionID, rhs: GATTConnectionID) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    // Hashed as its integer (see `ConnectionHandle`): looked up for every request the server
+    // answers.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    public func _rawHashValue(seed: Int) -> Int { rawValue._rawHashValue(seed: seed) }
+
     public var description: String { "connection \(rawValue)" }
 }
 
