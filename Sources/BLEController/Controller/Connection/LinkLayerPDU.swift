@@ -128,6 +128,12 @@ enum LinkLayerPDU: Hashable {
     /// LLID 0b11.
     case control(LLControlPDU)
 
+    /// Whether this is the empty PDU: a pattern match, not `==`, which would compare payloads.
+    var isEmpty: Bool {
+        if case .empty = self { return true }
+        return false
+    }
+
     var payloadLength: Int {
         switch self {
         case .empty: 0
@@ -187,7 +193,7 @@ struct LinkTransmitQueue {
 
     /// Whether anything besides an empty PDU waits to be sent.
     var hasPending: Bool {
-        if let inFlight, inFlight != .empty { return true }
+        if let inFlight, !inFlight.isEmpty { return true }
         return !control.isEmpty || (!dataPaused && !data.isEmpty)
     }
 
@@ -276,7 +282,7 @@ extension LinkTransmitQueue {
     /// The peer acknowledged the empty PDU in flight, if that is what is in flight: a new PDU
     /// may go next.
     mutating func acknowledgeEmpty() -> Bool {
-        guard inFlight == .empty else { return false }
+        guard inFlight?.isEmpty == true else { return false }
         inFlight = nil
         return true
     }
@@ -304,7 +310,7 @@ extension LinkTransmitQueue {
 
         func peek(_ offset: Int) -> LLFragment? {
             var skip = offset
-            if !inFlightDone, let inFlight = queue.inFlight, inFlight != .empty {
+            if !inFlightDone, let inFlight = queue.inFlight, !inFlight.isEmpty {
                 if skip == 0 { return Self.fragment(inFlight) }
                 skip -= 1
             }
@@ -343,7 +349,7 @@ extension LinkTransmitQueue {
         }
 
         mutating func removeFirst() {
-            if !inFlightDone, let inFlight = queue.inFlight, inFlight != .empty {
+            if !inFlightDone, let inFlight = queue.inFlight, !inFlight.isEmpty {
                 inFlightDone = true
             } else if controlIndex < queue.control.count {
                 controlIndex += 1
