@@ -14,8 +14,8 @@ extension Host {
     /// Waits for room on `handle` or for its link to go.
     func waitForReadiness(on handle: ConnectionHandle) async {
         await WaiterQueue.wait(unless: { !hasBearer(handle) || acl.isReady(handle) }) { waiter in
-            if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
-            bearers[handle]!.readinessWaiters.append(waiter)
+            if !bearers.values[bearers.index(forKey: handle)!].awaitsReadiness { readinessInterest += 1 }
+            bearers.values[bearers.index(forKey: handle)!].readinessWaiters.append(waiter)
         }
     }
 
@@ -24,8 +24,8 @@ extension Host {
     /// false, asking nothing, when the link has room now or is gone.
     package func reportReadinessToSend(on handle: ConnectionHandle) -> Bool {
         guard hasBearer(handle), !acl.isReady(handle) else { return false }
-        if !bearers[handle]!.awaitsReadiness { readinessInterest += 1 }
-        bearers[handle]!.readinessReportWanted = true
+        if !bearers.values[bearers.index(forKey: handle)!].awaitsReadiness { readinessInterest += 1 }
+        bearers.values[bearers.index(forKey: handle)!].readinessReportWanted = true
         return true
     }
 }

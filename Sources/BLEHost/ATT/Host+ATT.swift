@@ -16,11 +16,11 @@ extension Host {
     private func performRequest(_ pdu: ATTPDU, on handle: ConnectionHandle) async -> Result<ATTPDU, ATTBearerError> {
         // One request outstanding per bearer (§3.3.2): later callers wait their turn.
         while !requestSlotFree(handle) {
-            await WaiterQueue.wait(unless: { requestSlotFree(handle) }) { bearers[handle]!.requestWaiters.append($0) }
+            await WaiterQueue.wait(unless: { requestSlotFree(handle) }) { bearers.values[bearers.index(forKey: handle)!].requestWaiters.append($0) }
         }
         guard hasBearer(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
         let (id, frame): (UInt64, [UInt8])
-        switch bearers[handle]!.machine.send(request: pdu, at: timeline.now()) {
+        switch bearers.values[bearers.index(forKey: handle)!].machine.send(request: pdu, at: timeline.now()) {
         case .success(let started): (id, frame) = started
         case .failure(let error):
             wakeNextRequestWaiter(handle)
@@ -30,7 +30,7 @@ extension Host {
             guard hasBearer(handle) else {
                 return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
             }
-            bearers[handle]!.responseWaiter = (id, continuation)
+            bearers.values[bearers.index(forKey: handle)!].responseWaiter = (id, continuation)
             sendL2CAPFrame(frame, on: handle, priority: .request)
             armTransactionWatchdog()
         }
@@ -70,7 +70,10 @@ extension Host {
     }
 
     // The bearer's state is a struct with arrays and continuations: `bearers[handle]` copies
-    // all of it. These look inside without a copy.
+    // all of it, and changing it through `bearers[handle]!` moves it out into an optional and
+    // back, in a coroutine frame that for a value this size is heap-allocated on every access
+    // (15 `malloc`s per write round trip). So every access goes through
+    // `bearers.values[bearers.index(forKey: handle)!]`, which reads and changes it in place.
 
     func hasBearer(_ handle: ConnectionHandle) -> Bool { bearers.index(forKey: handle) != nil }
 
@@ -98,17 +101,17 @@ extension Host {
     {
         while !indicationSlotFree(handle) {
             await WaiterQueue.wait(unless: { indicationSlotFree(handle) }) {
-                bearers[handle]!.indicationWaiters.append($0)
+                bearers.values[bearers.index(forKey: handle)!].indicationWaiters.append($0)
             }
         }
         guard hasBearer(handle) else { throw .disconnected(reason: .unknownConnectionIdentifier) }
-        let (id, pdu) = bearers[handle]!.machine.send(
+        let (id, pdu) = bearers.values[bearers.index(forKey: handle)!].machine.send(
             indicationOf: value, attributeHandle: attributeHandle, at: timeline.now())
         let result = await withCheckedContinuation { (continuation: ATTBearerState.ConfirmationContinuation) in
             guard hasBearer(handle) else {
                 return continuation.resume(returning: .failure(.disconnected(reason: .unknownConnectionIdentifier)))
             }
-            bearers[handle]!.confirmationWaiter = (id, continuation)
+            bearers.values[bearers.index(forKey: handle)!].confirmationWaiter = (id, continuation)
             sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .indication)
             armTransactionWatchdog()
         }
@@ -142,10 +145,10 @@ extension Host {
 
     func receivedATT(_ payload: ArraySlice<UInt8>, on handle: ConnectionHandle) {
         guard hasBearer(handle) else { return }
-        switch bearers[handle]!.machine.receive(bytes: payload) {
+        switch bearers.values[bearers.index(forKey: handle)!].machine.receive(bytes: payload) {
         case .serve(let request):
             guard let server = attServer else {
-                return answer(bearers[handle]!.machine.answerWithoutServer(request), on: handle)
+                return answer(bearers.values[bearers.index(forKey: handle)!].machine.answerWithoutServer(request), on: handle)
             }
             spawn { await self.serve(request: request, on: handle, with: server) }
         case .command(let pdu):
@@ -153,7 +156,7 @@ extension Host {
             spawn { await self.serve(command: pdu, on: handle, with: server) }
         case .response(let id, let pdu, let mtu):
             if let mtu { setMTU(mtu, on: handle) }
-            bearers[handle]!.completeRequest(id, with: .success(pdu))
+            bearers.values[bearers.index(forKey: handle)!].completeRequest(id, with: .success(pdu))
             wakeNextRequestWaiter(handle)
         case .notification(let pdu):
             receivedNotification(pdu, on: handle)
@@ -161,14 +164,14 @@ extension Host {
             respond(.handleValueConfirmation(.init()), on: handle)
             emit(.indication(handle: handle, attributeHandle: indication.handle, value: Array(indication.value)))
         case .confirmation(let id):
-            bearers[handle]!.completeIndication(id, with: .success(()))
+            bearers.values[bearers.index(forKey: handle)!].completeIndication(id, with: .success(()))
             // The GATT server keeps its own record of the indication in flight (Service Changed
             // makes a client change-aware on confirmation, Vol 3 Part G §2.5.2.1).
             if let server = attServer {
                 let mtu = attMTU(on: handle)
                 spawn { _ = await server.handle(.handleValueConfirmation(.init()), connection: handle, mtu: mtu) }
             }
-            bearers[handle]!.indicationWaiters.resumeFirst()
+            bearers.values[bearers.index(forKey: handle)!].indicationWaiters.resumeFirst()
         case .respond(let pdu):
             respond(pdu, on: handle)
         case .ignore:
@@ -183,7 +186,7 @@ extension Host {
     private func serve(request pdu: ATTPDU, on handle: ConnectionHandle, with server: any ATTServerHandler) async {
         let response = await server.handle(pdu, connection: handle, mtu: attMTU(on: handle))
         guard hasBearer(handle) else { return }
-        answer(bearers[handle]!.machine.serverAnswered(response, to: pdu), on: handle)
+        answer(bearers.values[bearers.index(forKey: handle)!].machine.serverAnswered(response, to: pdu), on: handle)
     }
 
     private func serve(command pdu: ATTPDU, on handle: ConnectionHandle, with server: any ATTServerHandler) async {
@@ -231,16 +234,16 @@ extension Host {
 
     private func wakeNextRequestWaiter(_ handle: ConnectionHandle) {
         guard hasBearer(handle) else { return }
-        bearers[handle]!.requestWaiters.resumeFirst()
+        bearers.values[bearers.index(forKey: handle)!].requestWaiters.resumeFirst()
     }
 
     /// Resumes writers waiting for room on links that have it, and reports readiness.
     func wakeReadinessWaiters() {
         guard readinessInterest > 0 else { return }
-        for handle in bearers.keys where acl.isReady(handle) && bearers[handle]!.awaitsReadiness {
-            bearers[handle]!.readinessReportWanted = false
+        for handle in bearers.keys where acl.isReady(handle) && bearers.values[bearers.index(forKey: handle)!].awaitsReadiness {
+            bearers.values[bearers.index(forKey: handle)!].readinessReportWanted = false
             readinessInterest -= 1
-            bearers[handle]!.readinessWaiters.resumeAll()
+            bearers.values[bearers.index(forKey: handle)!].readinessWaiters.resumeAll()
             emit(.readyToSend(handle: handle))
         }
     }

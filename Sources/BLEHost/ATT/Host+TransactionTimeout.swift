@@ -26,7 +26,7 @@ extension Host {
     private func expireTransactions() -> Duration? {
         let now = timeline.now()
         for handle in bearers.keys.sorted() {
-            guard let unfinished = bearers[handle]!.machine.timeout(at: now) else { continue }
+            guard let unfinished = bearers.values[bearers.index(forKey: handle)!].machine.timeout(at: now) else { continue }
             // The bearer ends (§3.3.3: no further ATT on it): its callers fail, the link closes.
             failBearer(handle, with: .transactionTimeout, unfinished: unfinished)
             spawn { await self.disconnect(handle, reason: .remoteUserTerminatedConnection) }
