@@ -117,14 +117,14 @@ public struct GATTServer: Sendable {
     /// owes an answer replaces the older one (ATT requests are sequential, §3.3.2; a client that
     /// pipelines breaks the protocol, which the bearer polices).
     public mutating func handle(_ pdu: ATTPDU, connection id: GATTConnectionID) -> GATTServerOutcome {
-        if connections[id] == nil { connections[id] = GATTServerConnection(security: .none) }
+        let index = connectionIndex(id)
         switch pdu.kind {
         case .request:
-            connections[id]?.pending = nil
+            connections.values[index].pending = nil
             if let outOfSync = robustCachingCheck(pdu, id) { return outOfSync }
         case .command:
             // Part G §2.5.2.1: a change-unaware client's commands are ignored.
-            if connections[id]?.isOutOfSync == true { return .none }
+            if connections.values[index].isOutOfSync { return .none }
         case .confirmation:
             return confirmation(id)
         case .response, .notification, .indication:
@@ -160,9 +160,18 @@ public struct GATTServer: Sendable {
     /// Handles one PDU on a bearer whose ATT_MTU is `attMTU`: the bearer owns the ATT_MTU
     /// (Part F §3.4.2), the server sizes its answers by it.
     public mutating func handle(_ pdu: ATTPDU, connection id: GATTConnectionID, attMTU: Int) -> GATTServerOutcome {
-        if connections[id] == nil { connections[id] = GATTServerConnection(security: .none) }
-        connections[id]?.mtu = max(attMTU, ATTBearer.defaultMTU)
+        connections.values[connectionIndex(id)].mtu = max(attMTU, ATTBearer.defaultMTU)
         return handle(pdu, connection: id)
+    }
+
+    /// The connection's state, made with defaults the first time. Its state is changed through
+    /// `connections.values[index]`, in place: `connections[id]?.x = …` moves the whole value
+    /// out into an optional and back, in an accessor frame that for a value this size is
+    /// heap-allocated, on every PDU.
+    private mutating func connectionIndex(_ id: GATTConnectionID) -> [GATTConnectionID: GATTServerConnection].Index {
+        if let index = connections.index(forKey: id) { return index }
+        connections[id] = GATTServerConnection(security: .none)
+        return connections.index(forKey: id)!
     }
 
     /// Handles a PDU as received, decoding it first. A PDU that does not decode, or is longer
