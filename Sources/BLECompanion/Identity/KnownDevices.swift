@@ -161,24 +161,24 @@ public final class KnownDevices: Sendable {
     /// Sets (or, with nil, clears) the user's label; returns the record, nil for an unknown key.
     @discardableResult
     public func setLabel(_ label: String?, forKey key: DeviceKey) throws(KnownDevicesError) -> KnownDevice? {
-        try write { db in
-            guard var device = try KnownDevicesSchema.fetch(db, where: "key = ?", [key.storageKey]).first else {
-                return nil
-            }
-            device.label = label
-            try KnownDevicesSchema.save(device, in: db)
-            return device
-        }
+        try update(key) { $0.label = label }
     }
 
     /// Stores the device's IRK once bonding gives one.
     @discardableResult
     public func setIRK(_ irk: [UInt8], forKey key: DeviceKey) throws(KnownDevicesError) -> KnownDevice? {
+        try update(key) { $0.irk = irk }
+    }
+
+    /// Changes one record in a transaction; nil (and nothing written) for an unknown key.
+    private func update(
+        _ key: DeviceKey, _ change: (inout KnownDevice) -> Void
+    ) throws(KnownDevicesError) -> KnownDevice? {
         try write { db in
             guard var device = try KnownDevicesSchema.fetch(db, where: "key = ?", [key.storageKey]).first else {
                 return nil
             }
-            device.irk = irk
+            change(&device)
             try KnownDevicesSchema.save(device, in: db)
             return device
         }

@@ -54,36 +54,22 @@ extension Host {
                 status: v1.status, handle: v1.connectionHandle, role: v1.role, peer: v1.peerAddress,
                 interval: v1.connectionInterval, latency: v1.peripheralLatency, timeout: v1.supervisionTimeout)
         case .connectionUpdateComplete(let update):
-            guard update.status.isSuccess else {
-                return logger.debug("connection update on \(update.connectionHandle) failed: \(update.status)")
+            updateConnection(update.connectionHandle, in: "LE Connection Update Complete", status: update.status) {
+                info in
+                info.connectionInterval = update.connectionInterval
+                info.peripheralLatency = update.peripheralLatency
+                info.supervisionTimeout = update.supervisionTimeout
             }
-            guard var info = connections[update.connectionHandle] else {
-                return unknownHandle(update.connectionHandle, in: "LE Connection Update Complete")
-            }
-            info.connectionInterval = update.connectionInterval
-            info.peripheralLatency = update.peripheralLatency
-            info.supervisionTimeout = update.supervisionTimeout
-            connections[update.connectionHandle] = info
-            emit(.connectionUpdated(info))
         case .dataLengthChange(let change):
-            guard var info = connections[change.connectionHandle] else {
-                return unknownHandle(change.connectionHandle, in: "LE Data Length Change")
+            updateConnection(change.connectionHandle, in: "LE Data Length Change") { info in
+                info.maxTxOctets = change.maxTxOctets
+                info.maxRxOctets = change.maxRxOctets
             }
-            info.maxTxOctets = change.maxTxOctets
-            info.maxRxOctets = change.maxRxOctets
-            connections[change.connectionHandle] = info
-            emit(.connectionUpdated(info))
         case .phyUpdateComplete(let update):
-            guard update.status.isSuccess else {
-                return logger.debug("PHY update on \(update.connectionHandle) failed: \(update.status)")
+            updateConnection(update.connectionHandle, in: "LE PHY Update Complete", status: update.status) { info in
+                info.txPHY = update.txPHY
+                info.rxPHY = update.rxPHY
             }
-            guard var info = connections[update.connectionHandle] else {
-                return unknownHandle(update.connectionHandle, in: "LE PHY Update Complete")
-            }
-            info.txPHY = update.txPHY
-            info.rxPHY = update.rxPHY
-            connections[update.connectionHandle] = info
-            emit(.connectionUpdated(info))
         case .longTermKeyRequest(let request):
             emit(.longTermKeyRequest(request))
         case .remoteConnectionParameterRequest(let request):
@@ -142,6 +128,19 @@ extension Host {
     }
 
     /// An event about a connection this host does not know: dropped, counted and logged.
+    /// Applies a parameter change an LE event reports to the connection it names and tells the
+    /// observers; an event for a handle with no connection is logged and counted, a failed
+    /// update (`status`) only logged: the link keeps its parameters.
+    private func updateConnection(
+        _ handle: ConnectionHandle, in event: String, status: HCIStatus = .success,
+        _ change: (inout ConnectionInfo) -> Void
+    ) {
+        guard status.isSuccess else { return logger.debug("\(event) on \(handle): the update failed, \(status)") }
+        guard let index = connections.index(forKey: handle) else { return unknownHandle(handle, in: event) }
+        change(&connections.values[index])
+        emit(.connectionUpdated(connections.values[index]))
+    }
+
     private func unknownHandle(_ handle: ConnectionHandle, in event: String) {
         statistics.eventsForUnknownHandle += 1
         logger.notice("dropped \(event) for handle \(handle): no such connection")

@@ -110,31 +110,19 @@ extension ATT {
     }
 
     /// ATT_PREPARE_WRITE_REQ (Core 5.4 Vol 3 Part F §3.4.6.1): queue part of a value at an offset.
-    public struct PrepareWriteRequest: ATTPrepareWriteParameters {
-        public static let opcode = ATTOpcode.prepareWriteRequest
-
-        public var handle: UInt16
-        public var valueOffset: UInt16
-        public var partValue: ArraySlice<UInt8>
-
-        public init(handle: UInt16, valueOffset: UInt16, partValue: ArraySlice<UInt8>) {
-            self.handle = handle
-            self.valueOffset = valueOffset
-            self.partValue = partValue
-        }
-
-        public static let context: StaticString = "ATT Prepare Write Request"
-
-        public var pdu: ATTPDU { .prepareWriteRequest(self) }
-    }
-
+    public typealias PrepareWriteRequest = PrepareWrite<PrepareWriteRequestKind>
     /// ATT_PREPARE_WRITE_RSP (Core 5.4 Vol 3 Part F §3.4.6.2): echoes the queued request, so the
     /// client can check the server received it intact.
-    public struct PrepareWriteResponse: ATTPrepareWriteParameters {
-        public static let opcode = ATTOpcode.prepareWriteResponse
+    public typealias PrepareWriteResponse = PrepareWrite<PrepareWriteResponseKind>
+
+    /// The parameters of both Prepare Write PDUs, which are the same (§3.4.6.1, §3.4.6.2);
+    /// `Kind` says which PDU it is.
+    public struct PrepareWrite<Kind: ATTPrepareWriteKind>: ATTPDUParameters, Sendable {
+        public static var opcode: ATTOpcode { Kind.opcode }
 
         public var handle: UInt16
         public var valueOffset: UInt16
+        /// A slice of the PDU when decoded.
         public var partValue: ArraySlice<UInt8>
 
         public init(handle: UInt16, valueOffset: UInt16, partValue: ArraySlice<UInt8>) {
@@ -143,14 +131,34 @@ extension ATT {
             self.partValue = partValue
         }
 
-        /// The response echoing `request`.
-        public init(echoing request: PrepareWriteRequest) {
-            self.init(handle: request.handle, valueOffset: request.valueOffset, partValue: request.partValue)
+        @inlinable
+        public init(from reader: inout ByteReader) throws(DecodeError) {
+            reader.context = Kind.context
+            handle = try reader.u16("Attribute Handle")
+            valueOffset = try reader.u16("Value Offset")
+            partValue = reader.rest()
         }
 
-        public static let context: StaticString = "ATT Prepare Write Response"
+        @inlinable
+        public func encode(into writer: inout ByteWriter) {
+            writer.u16(handle)
+            writer.u16(valueOffset)
+            writer.append(partValue)
+        }
 
-        public var pdu: ATTPDU { .prepareWriteResponse(self) }
+        public var pdu: ATTPDU { Kind.pdu(self) }
+    }
+
+    public enum PrepareWriteRequestKind: ATTPrepareWriteKind {
+        public static let opcode = ATTOpcode.prepareWriteRequest
+        public static let context: StaticString = "ATT Prepare Write Request"
+        public static func pdu(_ request: PrepareWrite<Self>) -> ATTPDU { .prepareWriteRequest(request) }
+    }
+
+    public enum PrepareWriteResponseKind: ATTPrepareWriteKind {
+        public static let opcode = ATTOpcode.prepareWriteResponse
+        public static let context: StaticString = "ATT Prepare Write Response"
+        public static func pdu(_ response: PrepareWrite<Self>) -> ATTPDU { .prepareWriteResponse(response) }
     }
 
     /// ATT_EXECUTE_WRITE_REQ (Core 5.4 Vol 3 Part F §3.4.6.3): write or discard the queue.
@@ -222,31 +230,17 @@ extension ATTHandleValueParameters {
     }
 }
 
-/// Prepare Write Request and Response carry the same fields (Core 5.4 Vol 3 Part F §3.4.6.1,
-/// §3.4.6.2), the response echoing the request: a handle, a value offset and a part value to
-/// the end of the PDU. One decoder and encoder for both.
-public protocol ATTPrepareWriteParameters: ATTPDUParameters {
+/// Which Prepare Write PDU an `ATT.PrepareWrite` is.
+public protocol ATTPrepareWriteKind: Sendable {
+    static var opcode: ATTOpcode { get }
     /// Decoding context, e.g. "ATT Prepare Write Request".
     static var context: StaticString { get }
-    init(handle: UInt16, valueOffset: UInt16, partValue: ArraySlice<UInt8>)
-    var handle: UInt16 { get }
-    var valueOffset: UInt16 { get }
-    /// A slice of the PDU when decoded.
-    var partValue: ArraySlice<UInt8> { get }
+    static func pdu(_ parameters: ATT.PrepareWrite<Self>) -> ATTPDU
 }
 
-extension ATTPrepareWriteParameters {
-    @inlinable
-    public init(from reader: inout ByteReader) throws(DecodeError) {
-        reader.context = Self.context
-        let handle = try reader.u16("Attribute Handle")
-        self.init(handle: handle, valueOffset: try reader.u16("Value Offset"), partValue: reader.rest())
-    }
-
-    @inlinable
-    public func encode(into writer: inout ByteWriter) {
-        writer.u16(handle)
-        writer.u16(valueOffset)
-        writer.append(partValue)
+extension ATT.PrepareWrite where Kind == ATT.PrepareWriteResponseKind {
+    /// The response echoing `request`.
+    public init(echoing request: ATT.PrepareWriteRequest) {
+        self.init(handle: request.handle, valueOffset: request.valueOffset, partValue: request.partValue)
     }
 }

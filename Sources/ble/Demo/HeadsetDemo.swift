@@ -49,14 +49,12 @@ enum HeadsetDemo {
     /// - Parameter phoneHost: the phone's host settings (its logger: `ble demo --log-level`).
     static func run(capturePath: String? = nil, phoneHost: HostConfiguration = HostConfiguration()) async throws {
         let stage = try DemoStage(capturePath: capturePath)
-        let (radio, phoneRadio, log, simulation) = (stage.radio, stage.phoneRadio, stage.log, stage.radio.simulation)
-        let wallStart = ContinuousClock.now
-        print("swift-ble demo — a headset and its phone app, each a swift-ble host on its own virtual controller,")
-        print("on one virtual air (air-time model, virtual clock). Times are virtual.\n")
-        let story = try await simulation.run {
+        let (radio, phoneRadio, log) = (stage.radio, stage.phoneRadio, stage.log)
+        let (story, wall) = try await stage.perform(
+            banner: "a headset and its phone app, each a swift-ble host on its own virtual controller,\n"
+        ) {
             try await HeadsetStory(radio: radio, phoneRadio: phoneRadio, phoneHost: phoneHost, log: log).tell()
         }
-        let wall = wallStart.duration(to: .now)
         print("")
         for line in HeadsetDemoSummary(story: story, wall: wall).lines { print(line) }
         try stage.finishCapture()

@@ -20,16 +20,14 @@ enum HeartRateDemo {
     /// - Parameter phoneHost: the phone's host settings (its logger: `ble demo --log-level`).
     static func run(capturePath: String? = nil, phoneHost: HostConfiguration = HostConfiguration()) async throws {
         let stage = try DemoStage(capturePath: capturePath)
-        let (radio, phoneRadio, log, simulation) = (stage.radio, stage.phoneRadio, stage.log, stage.radio.simulation)
-        let wallStart = ContinuousClock.now
-        print("swift-ble demo — a heart-rate sensor and a phone, each a swift-ble host on its own virtual")
-        print("controller, on one virtual air (air-time model, virtual clock). Times are virtual.\n")
-        try await simulation.run {
+        let (radio, phoneRadio, log) = (stage.radio, stage.phoneRadio, stage.log)
+        let ((), wall) = try await stage.perform(
+            banner: "a heart-rate sensor and a phone, each a swift-ble host on its own virtual\ncontroller, "
+        ) {
             try await story(radio: radio, phoneRadio: phoneRadio, phoneHost: phoneHost, log: log)
         }
-        let wall = wallStart.duration(to: .now)
         print(
-            "\nDone: \(format(seconds(VirtualInstant.zero.duration(to: simulation.now)))) s of virtual time in "
+            "\nDone: \(format(seconds(VirtualInstant.zero.duration(to: radio.simulation.now)))) s of virtual time in "
                 + "\(format(seconds(wall), digits: 3)) s of wall time.")
         try stage.finishCapture()
     }
@@ -177,6 +175,17 @@ struct DemoStage {
     init(capturePath: String?) throws {
         phoneRadio = try Radio.virtual(radio, position: AirPosition(x: 3, y: 0, z: 0)).capturing(toFile: capturePath)
         log = StoryLog(simulation: radio.simulation)
+    }
+
+    /// Prints the demo's banner ("swift-ble demo — ", `banner`, then the air it runs on), then runs
+    /// `story` on the simulation; returns its result and the wall time it took.
+    func perform<Result: Sendable>(
+        banner: String, _ story: @escaping @Sendable () async throws -> Result
+    ) async throws -> (Result, Duration) {
+        let wallStart = ContinuousClock.now
+        print("swift-ble demo — \(banner)on one virtual air (air-time model, virtual clock). Times are virtual.\n")
+        let result = try await radio.simulation.run(story)
+        return (result, wallStart.duration(to: .now))
     }
 
     /// Closes the phone's capture, if any, and says where it went.

@@ -5,27 +5,45 @@ import BLEWire
 /// (Core 5.4 Vol 3 Part G §4.4.1), the services each includes (§4.5.1) — secondary services are
 /// reachable only that way (§3.1) — and every service's characteristics (§4.6.1) and
 /// descriptors (§4.7.1).
-struct GATTDatabaseDump: Sendable {
-    struct DescriptorEntry: Sendable {
-        var uuid: BluetoothUUID
+///
+/// The entries are also the `--json` object (keys sorted, no spaces): 16-bit UUIDs as four
+/// upper-case hex digits, 128-bit ones in upper-case canonical form, handles as integers,
+/// properties by Core Bluetooth's names.
+struct GATTDatabaseDump: Sendable, Encodable {
+    struct DescriptorEntry: Sendable, Encodable {
+        @UUIDText var uuid: BluetoothUUID
         var handle: UInt16
     }
 
-    struct CharacteristicEntry: Sendable {
-        var uuid: BluetoothUUID
+    struct CharacteristicEntry: Sendable, Encodable {
+        @UUIDText var uuid: BluetoothUUID
         var declaration: UInt16
         var value: UInt16
-        var properties: CharacteristicProperties
+        @PropertyNameList var properties: CharacteristicProperties
         var descriptors: [DescriptorEntry]
     }
 
-    struct ServiceEntry: Sendable {
-        var uuid: BluetoothUUID
+    /// A service another includes (§3.2): its range, and whether it is primary (text only).
+    struct IncludeEntry: Sendable, Encodable {
+        @UUIDText var uuid: BluetoothUUID
+        var start: UInt16
+        var end: UInt16
+        var isPrimary: Bool
+
+        private enum CodingKeys: String, CodingKey { case uuid, start, end }
+    }
+
+    struct ServiceEntry: Sendable, Encodable {
+        @UUIDText var uuid: BluetoothUUID
         var isPrimary: Bool
         var start: UInt16
         var end: UInt16
-        var includes: [Service]
+        var includes: [IncludeEntry]
         var characteristics: [CharacteristicEntry]
+
+        private enum CodingKeys: String, CodingKey {
+            case uuid, isPrimary = "primary", start, end, includes, characteristics
+        }
     }
 
     /// In handle order: primary services and the services they include, each once.
@@ -64,76 +82,18 @@ struct GATTDatabaseDump: Sendable {
             entries.append(
                 ServiceEntry(
                     uuid: service.uuid, isPrimary: service.isPrimary, start: service.handleRange.lowerBound,
-                    end: service.handleRange.upperBound, includes: includes, characteristics: characteristicEntries))
+                    end: service.handleRange.upperBound,
+                    includes: includes.map {
+                        IncludeEntry(
+                            uuid: $0.uuid, start: $0.handleRange.lowerBound, end: $0.handleRange.upperBound,
+                            isPrimary: $0.isPrimary)
+                    },
+                    characteristics: characteristicEntries))
         }
         return GATTDatabaseDump(services: entries.sorted { $0.start < $1.start })
     }
 
-    /// The `--json` object: `{"services":[{"characteristics":[{"declaration","descriptors":
-    /// [{"handle","uuid"}],"properties":[…],"uuid","value"}],"end","includes":[{"end","start",
-    /// "uuid"}],"primary","start","uuid"}]}`, keys sorted, no spaces: 16-bit UUIDs as four
-    /// upper-case hex digits, 128-bit ones in upper-case canonical form, handles as integers,
-    /// properties by Core Bluetooth's names.
-    struct JSONDatabase: Encodable {
-        struct Service: Encodable {
-            var uuid: String
-            var primary: Bool
-            var start: UInt16
-            var end: UInt16
-            var includes: [Include]
-            var characteristics: [Characteristic]
-        }
-
-        struct Include: Encodable {
-            var uuid: String
-            var start: UInt16
-            var end: UInt16
-        }
-
-        struct Characteristic: Encodable {
-            var uuid: String
-            var declaration: UInt16
-            var value: UInt16
-            var properties: [String]
-            var descriptors: [Descriptor]
-        }
-
-        struct Descriptor: Encodable {
-            var uuid: String
-            var handle: UInt16
-        }
-
-        var services: [Service]
-    }
-
-    func json() throws -> String {
-        try JSONOutput.line(
-            JSONDatabase(
-                services: services.map { service in
-                    JSONDatabase.Service(
-                        uuid: Self.json(service.uuid), primary: service.isPrimary, start: service.start,
-                        end: service.end,
-                        includes: service.includes.map {
-                            JSONDatabase.Include(
-                                uuid: Self.json($0.uuid), start: $0.handleRange.lowerBound,
-                                end: $0.handleRange.upperBound)
-                        },
-                        characteristics: service.characteristics.map { characteristic in
-                            JSONDatabase.Characteristic(
-                                uuid: Self.json(characteristic.uuid), declaration: characteristic.declaration,
-                                value: characteristic.value,
-                                properties: PropertyNames.names(characteristic.properties),
-                                descriptors: characteristic.descriptors.map {
-                                    JSONDatabase.Descriptor(uuid: Self.json($0.uuid), handle: $0.handle)
-                                })
-                        })
-                }))
-    }
-
-    /// A 16-bit UUID as four hex digits, any other (32-bit aliases too) in canonical form.
-    private static func json(_ uuid: BluetoothUUID) -> String {
-        uuid.uuid16 != nil ? uuid.description : uuid.uuidString
-    }
+    func json() throws -> String { try JSONOutput.line(self) }
 
     /// A readable tree: services with their handle ranges, includes, characteristics (declaration
     /// and value handles, properties) and descriptors, with the names of well-known UUIDs.
@@ -145,8 +105,7 @@ struct GATTDatabaseDump: Sendable {
                     + (service.isPrimary ? "" : " (secondary)"))
             for include in service.includes {
                 lines.append(
-                    "  includes \(Self.handle(include.handleRange.lowerBound))…"
-                        + "\(Self.handle(include.handleRange.upperBound))  \(include.uuid.labelled)"
+                    "  includes \(Self.handle(include.start))…\(Self.handle(include.end))  \(include.uuid.labelled)"
                         + (include.isPrimary ? "" : " (secondary)"))
             }
             for characteristic in service.characteristics {
@@ -163,4 +122,27 @@ struct GATTDatabaseDump: Sendable {
     }
 
     private static func handle(_ value: UInt16) -> String { Hex.prefixed(value, width: 4) }
+}
+
+/// A UUID in the dump's JSON: a 16-bit one as four hex digits, any other (32-bit aliases too) in
+/// canonical form.
+@propertyWrapper
+struct UUIDText: Sendable, Encodable {
+    var wrappedValue: BluetoothUUID
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wrappedValue.uuid16 != nil ? wrappedValue.description : wrappedValue.uuidString)
+    }
+}
+
+/// Characteristic properties in JSON as the list of their Core Bluetooth names.
+@propertyWrapper
+struct PropertyNameList: Sendable, Encodable {
+    var wrappedValue: CharacteristicProperties
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(PropertyNames.names(wrappedValue))
+    }
 }

@@ -11,16 +11,10 @@ extension GATTClient {
     public nonisolated(nonsending) func discoverCharacteristics(
         for service: DiscoveredService
     ) async throws(GATTError) -> [DiscoveredCharacteristic] {
-        var walk = HandleWalk(service.handleRange, what: "characteristic")
         var declarations: [CharacteristicDeclaration] = []
-        while let start = walk.start {
-            let request = ATT.ReadByTypeRequest(
-                startingHandle: start, endingHandle: service.endHandle,
-                attributeType: BluetoothUUID(GATTClientSupport.characteristic))
-            guard let response = try await send(request.pdu, endingOn: [.attributeNotFound]) else { break }
-            guard case .readByTypeResponse(let list) = response else {
-                throw .unexpected(response, to: request.pdu.opcode)
-            }
+        try await walkReadByType(
+            BluetoothUUID(GATTClientSupport.characteristic), in: service.handleRange, what: "characteristic"
+        ) { (list, walk) throws(GATTError) in
             // Handle (2) + properties (1) + value handle (2) + UUID (2 or 16): 7 or 21 (§3.3.1).
             guard list.length == 7 || list.length == 21 else {
                 throw .invalidResponse(
@@ -57,14 +51,12 @@ extension GATTClient {
         for characteristic: DiscoveredCharacteristic
     ) async throws(GATTError) -> [DiscoveredDescriptor] {
         guard let range = characteristic.descriptorRange else { return [] }
-        var walk = HandleWalk(range, what: "descriptor")
         var descriptors: [DiscoveredDescriptor] = []
-        while let start = walk.start {
-            let request = ATT.FindInformationRequest(startingHandle: start, endingHandle: range.upperBound)
-            guard let response = try await send(request.pdu, endingOn: [.attributeNotFound]) else { break }
-            guard case .findInformationResponse(let list) = response else {
-                throw .unexpected(response, to: request.pdu.opcode)
-            }
+        try await walk(range, what: "descriptor") {
+            ATT.FindInformationRequest(startingHandle: $0, endingHandle: range.upperBound).pdu
+        } response: {
+            if case .findInformationResponse(let list) = $0 { list } else { nil }
+        } _: { (list, walk) throws(GATTError) in
             for entry in list.entries {
                 try walk.accept(entry.handle, through: entry.handle)
                 descriptors.append(DiscoveredDescriptor(uuid: entry.uuid, handle: entry.handle))

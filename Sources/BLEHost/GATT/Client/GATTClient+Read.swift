@@ -19,15 +19,8 @@ extension GATTClient {
     ) async throws(GATTError) -> [GATTHandleValue] {
         guard let range = GATTClientSupport.usable(range) else { return [] }
         let full = min(await currentMTU - 4, 253)
-        var walk = HandleWalk(range, what: "value")
         var values: [GATTHandleValue] = []
-        while let start = walk.start {
-            let request = ATT.ReadByTypeRequest(
-                startingHandle: start, endingHandle: range.upperBound, attributeType: uuid)
-            guard let response = try await send(request.pdu, endingOn: [.attributeNotFound]) else { break }
-            guard case .readByTypeResponse(let list) = response else {
-                throw .unexpected(response, to: request.pdu.opcode)
-            }
+        try await walkReadByType(uuid, in: range, what: "value") { (list, walk) throws(GATTError) in
             for entry in list.entries {
                 try walk.accept(entry.handle, through: entry.handle)
                 values.append(

@@ -11,16 +11,15 @@ extension GATTClient {
         in range: ClosedRange<UInt16> = 0x0001...0xFFFF
     ) async throws(GATTError) -> [DiscoveredService] {
         guard let range = GATTClientSupport.usable(range) else { return [] }
-        var walk = HandleWalk(range, what: "service")
         var services: [DiscoveredService] = []
-        while let start = walk.start {
-            let request = ATT.ReadByGroupTypeRequest(
-                startingHandle: start, endingHandle: range.upperBound,
-                attributeGroupType: BluetoothUUID(GATTClientSupport.primaryService))
-            guard let response = try await send(request.pdu, endingOn: [.attributeNotFound]) else { break }
-            guard case .readByGroupTypeResponse(let list) = response else {
-                throw .unexpected(response, to: request.pdu.opcode)
-            }
+        try await walk(range, what: "service") {
+            ATT.ReadByGroupTypeRequest(
+                startingHandle: $0, endingHandle: range.upperBound,
+                attributeGroupType: BluetoothUUID(GATTClientSupport.primaryService)
+            ).pdu
+        } response: {
+            if case .readByGroupTypeResponse(let list) = $0 { list } else { nil }
+        } _: { (list, walk) throws(GATTError) in
             // Each entry: handle, End Group Handle, then the service UUID (2 or 16 octets).
             let uuidWidth = Int(list.length) - 4
             guard uuidWidth == 2 || uuidWidth == 16 else {
@@ -46,16 +45,15 @@ extension GATTClient {
         guard let range = GATTClientSupport.usable(range) else { return [] }
         var value = ByteWriter()
         uuid.encodeATT(into: &value)
-        var walk = HandleWalk(range, what: "service")
         var services: [DiscoveredService] = []
-        while let start = walk.start {
-            let request = ATT.FindByTypeValueRequest(
-                startingHandle: start, endingHandle: range.upperBound,
-                attributeType: GATTClientSupport.primaryService, value: value.bytes[...])
-            guard let response = try await send(request.pdu, endingOn: [.attributeNotFound]) else { break }
-            guard case .findByTypeValueResponse(let list) = response else {
-                throw .unexpected(response, to: request.pdu.opcode)
-            }
+        try await walk(range, what: "service") {
+            ATT.FindByTypeValueRequest(
+                startingHandle: $0, endingHandle: range.upperBound,
+                attributeType: GATTClientSupport.primaryService, value: value.bytes[...]
+            ).pdu
+        } response: {
+            if case .findByTypeValueResponse(let list) = $0 { list } else { nil }
+        } _: { (list, walk) throws(GATTError) in
             for entry in list.entries {
                 try walk.accept(entry.foundAttributeHandle, through: entry.groupEndHandle)
                 services.append(
@@ -74,16 +72,9 @@ extension GATTClient {
     public nonisolated(nonsending) func discoverIncludedServices(
         for service: DiscoveredService
     ) async throws(GATTError) -> [DiscoveredIncludedService] {
-        var walk = HandleWalk(service.handleRange, what: "include")
         var includes: [DiscoveredIncludedService] = []
-        while let start = walk.start {
-            let request = ATT.ReadByTypeRequest(
-                startingHandle: start, endingHandle: service.endHandle,
-                attributeType: BluetoothUUID(GATTClientSupport.include))
-            guard let response = try await send(request.pdu, endingOn: [.attributeNotFound]) else { break }
-            guard case .readByTypeResponse(let list) = response else {
-                throw .unexpected(response, to: request.pdu.opcode)
-            }
+        try await walkReadByType(BluetoothUUID(GATTClientSupport.include), in: service.handleRange, what: "include") {
+            (list, walk) async throws(GATTError) in
             // Handle (2) + included service handle (2) + End Group Handle (2) + UUID (2 or none).
             guard list.length == 8 || list.length == 6 else {
                 throw .invalidResponse("Read By Type Response length \(list.length) for «Include» is not 6 or 8")

@@ -66,6 +66,39 @@ extension GATTClient {
     }
 }
 
+extension GATTClient {
+    /// The requests of a discovery through `range` (§4.4–§4.7): one from each step's starting
+    /// handle (`request`), until Attribute Not Found or the range is covered. `response` takes
+    /// the answer's list, nil for an opcode that does not answer the request (a broken rule);
+    /// `step` reads the list and accepts its handles on the walk.
+    nonisolated(nonsending) func walk<List>(
+        _ range: ClosedRange<UInt16>, what: String, request: (UInt16) -> ATTPDU, response: (ATTPDU) -> List?,
+        _ step: (List, inout HandleWalk) async throws(GATTError) -> Void
+    ) async throws(GATTError) {
+        var walk = HandleWalk(range, what: what)
+        while let start = walk.start {
+            let pdu = request(start)
+            guard let answer = try await send(pdu, endingOn: [.attributeNotFound]) else { return }
+            guard let list = response(answer) else { throw .unexpected(answer, to: pdu.opcode) }
+            try await step(list, &walk)
+        }
+    }
+
+    /// The walk of Read By Type Requests for `type` through `range` (§4.5.1, §4.6.1, §4.8.2).
+    nonisolated(nonsending) func walkReadByType(
+        _ type: BluetoothUUID, in range: ClosedRange<UInt16>, what: String,
+        _ step: (ATT.ReadByTypeResponse, inout HandleWalk) async throws(GATTError) -> Void
+    ) async throws(GATTError) {
+        try await walk(range, what: what) {
+            ATT.ReadByTypeRequest(startingHandle: $0, endingHandle: range.upperBound, attributeType: type).pdu
+        } response: {
+            if case .readByTypeResponse(let list) = $0 { list } else { nil }
+        } _: { (list, walk) async throws(GATTError) in
+            try await step(list, &walk)
+        }
+    }
+}
+
 extension GATTError {
     /// A response whose opcode does not answer `request`.
     static func unexpected(_ response: ATTPDU, to request: ATTOpcode) -> GATTError {

@@ -42,10 +42,18 @@ extension HCI {
     }
 
     /// HCI_LE_Add_Device_To_Filter_Accept_List (Core 5.4 Vol 4 Part E §7.8.16).
-    public struct LEAddDeviceToFilterAcceptList: HCICommandWithCompleteEvent, Hashable {
+    public typealias LEAddDeviceToFilterAcceptList = LEFilterAcceptListEdit<LEFilterAcceptListAdd>
+    /// HCI_LE_Remove_Device_From_Filter_Accept_List (Core 5.4 Vol 4 Part E §7.8.17).
+    public typealias LERemoveDeviceFromFilterAcceptList = LEFilterAcceptListEdit<LEFilterAcceptListRemove>
+
+    /// The parameters of both edits of the Filter Accept List, which are the same (§7.8.16,
+    /// §7.8.17): one device. `Operation` says which command it is.
+    public struct LEFilterAcceptListEdit<Operation: LEFilterAcceptListOperation>: HCICommandWithCompleteEvent,
+        Hashable, Sendable
+    {
         public typealias ReturnParameters = StatusReturnParameters
-        public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0011)
-        public static let name = "LE Add Device To Filter Accept List"
+        public static var opcode: HCIOpcode { Operation.opcode }
+        public static var name: String { Operation.name }
 
         /// Address_Type: public, random, or `.other(0xFF)` for anonymous advertisements (the
         /// address is then ignored).
@@ -58,7 +66,7 @@ extension HCI {
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "LE Add Device To Filter Accept List"
+            reader.context = Operation.context
             addressType = AddressType(rawValue: try reader.u8("Address_Type"))
             address = try BluetoothAddress(from: &reader, field: "Address")
         }
@@ -69,30 +77,22 @@ extension HCI {
         }
     }
 
-    /// HCI_LE_Remove_Device_From_Filter_Accept_List (Core 5.4 Vol 4 Part E §7.8.17).
-    public struct LERemoveDeviceFromFilterAcceptList: HCICommandWithCompleteEvent, Hashable {
-        public typealias ReturnParameters = StatusReturnParameters
+    public enum LEFilterAcceptListAdd: LEFilterAcceptListOperation {
+        public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0011)
+        public static let name = "LE Add Device To Filter Accept List"
+        public static let context: StaticString = "LE Add Device To Filter Accept List"
+    }
+
+    public enum LEFilterAcceptListRemove: LEFilterAcceptListOperation {
         public static let opcode = HCIOpcode(ogf: HCIOpcode.leController, ocf: 0x0012)
         public static let name = "LE Remove Device From Filter Accept List"
-
-        /// Address_Type: public, random, or `.other(0xFF)` for anonymous advertisements.
-        public var addressType: AddressType
-        public var address: BluetoothAddress
-
-        public init(addressType: AddressType, address: BluetoothAddress) {
-            self.addressType = addressType
-            self.address = address
-        }
-
-        public init(from reader: inout ByteReader) throws(DecodeError) {
-            reader.context = "LE Remove Device From Filter Accept List"
-            addressType = AddressType(rawValue: try reader.u8("Address_Type"))
-            address = try BluetoothAddress(from: &reader, field: "Address")
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.u8(addressType.rawValue)
-            address.encode(into: &writer)
-        }
+        public static let context: StaticString = "LE Remove Device From Filter Accept List"
     }
+}
+
+/// Which edit of the Filter Accept List an `HCI.LEFilterAcceptListEdit` is.
+public protocol LEFilterAcceptListOperation: Sendable {
+    static var opcode: HCIOpcode { get }
+    static var name: String { get }
+    static var context: StaticString { get }
 }
