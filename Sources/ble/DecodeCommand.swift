@@ -53,7 +53,7 @@ struct DecodeCommand: ParsableCommand {
             throw DecodeFailure(message: error.description)
         }
         for rendering in renderings {
-            print(json ? Rendering.json(of: rendering) : Rendering.text(of: rendering))
+            Console.out(json ? Rendering.json(of: rendering) : Rendering.text(of: rendering))
         }
     }
 }
@@ -82,7 +82,10 @@ enum WireLayer: String, ExpressibleByArgument, CaseIterable {
             switch self {
             case .h4: return try Self.decodeH4Stream(bytes)
             case .command: return [try HCICommandPacket(decoding: bytes).rendered]
-            case .event: return [Rendering.render(try HCIEvent(decoding: bytes))]
+            case .event:
+                let packet = HCIPacket.event(try HCIEvent(decoding: bytes))
+                try packet.checkContents()
+                return [packet.rendered]
             case .acl: return [HCIPacket.acl(try ACLPacket(decoding: bytes)).rendered]
             case .l2cap:
                 let frame = try L2CAPBasicFrame(decoding: bytes)
@@ -112,7 +115,9 @@ enum WireLayer: String, ExpressibleByArgument, CaseIterable {
         var renderings: [RenderedValue] = []
         while let packet = try parser.next() {
             do {
-                renderings.append(try HCIPacket(packet).rendered)
+                let decoded = try HCIPacket(packet)
+                try decoded.checkContents()
+                renderings.append(decoded.rendered)
             } catch {
                 throw DecodeFailure(message: "packet \(renderings.count + 1): \(error)")
             }
@@ -156,14 +161,17 @@ struct BTSnoopPrinter {
             }
             let packet: RenderedValue
             do {
-                packet = try HCIPacket(record.packet(datalink: reader.datalink)).rendered
+                let decoded = try HCIPacket(record.packet(datalink: reader.datalink))
+                packet = decoded.rendered
+                // Shown with its error in the rendering, and counted as not decoding.
+                do { try decoded.checkContents() } catch { undecodable += 1 }
             } catch {
                 undecodable += 1
                 packet = .object(
                     name: "undecodable",
                     fields: [("error", .string("\(error)")), ("data", .bytes(Array(record.data)))])
             }
-            Swift.print(line(index: reader.recordCount, record: record, packet: packet))
+            Console.out(line(index: reader.recordCount, record: record, packet: packet))
         }
         if undecodable > 0 {
             throw DecodeFailure(
