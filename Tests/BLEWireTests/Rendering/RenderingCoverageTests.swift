@@ -151,3 +151,82 @@ struct RenderingCoverageTests {
         #expect(Rendering.text(Optional(Probe.Mode.fast) as Any) == "fast")
     }
 }
+
+/// Every `String` inside a decoded value, found by reflection (enum payloads, struct fields,
+/// arrays), so that a string field added to any type is covered without naming it here.
+func stringFields(of value: Any, depth: Int = 0) -> [String] {
+    if let text = value as? String { return [text] }
+    guard depth < 12 else { return [] }
+    var found: [String] = []
+    for child in Mirror(reflecting: value).children {
+        found += stringFields(of: child.value, depth: depth + 1)
+    }
+    return found
+}
+
+@Suite("Text from packets is escaped for terminals in every rendered string field")
+struct RenderedStringSafetyTests {
+    /// UTF-8 of every scalar a terminal acts on, between letters, and an ESC sequence.
+    static let hostile: [UInt8] = {
+        var text = "N\u{1B}]0;owned\u{07}\u{1B}[2J"
+        for value in Array(0x00...0x1F) + Array(0x7F...0x9F) + [0x061C, 0x200E, 0x200F, 0x2028, 0x2029]
+            + Array(0x202A...0x202E) + Array(0x2066...0x2069)
+        {
+            text.unicodeScalars.append(Unicode.Scalar(UInt32(value))!)
+            text += "a"
+        }
+        return Array(text.utf8)
+    }()
+
+    @Test("Under every code of every layer, hostile text in any string field renders without a control; JSON keeps it")
+    func everyStringFieldEscaped() throws {
+        var strings = 0
+        for layer in RenderedLayer.all {
+            for code in layer.codes {
+                for length in [1, 8, 29, 64] {
+                    for lead: [UInt8] in [[], [0x01]] {
+                        let body = lead + Self.hostile.prefix(length)
+                        guard let rendered = try? layer.decode(layer.frame(code, body)) else { continue }
+                        expectSafeRendering(rendered, "\(layer) code \(code)")
+                        strings += stringFields(of: rendered).filter { !TerminalText.isSafe($0) }.count
+                    }
+                }
+            }
+        }
+        // The hostile text reached string fields (names and URIs of advertising data).
+        #expect(strings >= 20)
+    }
+
+    @Test("CSS Part A §1.2, §1.18: a local name and a URI keep their exact characters in JSON and are escaped in text")
+    func namesAndURIs() throws {
+        let text = String(decoding: Self.hostile.prefix(28), as: UTF8.self)
+        for type: UInt8 in [0x08, 0x09, 0x24] {
+            let octets = type == 0x24 ? [0x01] + Array(text.utf8) : Array(text.utf8)
+            let data = try AdvertisingData(decoding: [UInt8(octets.count + 1), type] + octets)
+            let found = stringFields(of: data.structures.map(\.value))
+            #expect(found == [text], "\(type)")
+            #expect(TerminalText.isSafe(data.description))
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(data.json.utf8)) as? [[String: Any]])
+            let value = json.first?[type == 0x24 ? "uri" : "name"] as? String
+            #expect(value == text, "\(type): \(data.json)")
+        }
+    }
+
+    @Test("The escape forms: \\n, \\r, \\t, \\0, \\u{1B}; quoting escapes backslash and quote; both are idempotent")
+    func escapeForms() {
+        #expect(
+            TerminalText.escaped("a\nb\rc\td\0e\u{1B}[1m\u{9B}\u{202E}") == #"a\nb\rc\td\0e\u{1B}[1m\u{9B}\u{202E}"#)
+        #expect(TerminalText.escaped("A\nB", keepingNewlines: true) == "A\nB")
+        #expect(TerminalText.quoted(#"a\n"b"# + "\u{7F}") == #""a\\n\"b\u{7F}""#)
+        #expect(TerminalText.escapedJSON("{\"n\":\"\u{9B}\u{2066}é\"}") == #"{"n":"\u009b\u2066é"}"#)
+        for scalar in (0...0x2100).compactMap(Unicode.Scalar.init) {
+            let once = TerminalText.escaped(String(scalar))
+            #expect(TerminalText.isSafe(once))
+            #expect(TerminalText.escaped(once) == once)
+            #expect(
+                TerminalText.escapedJSON(TerminalText.escapedJSON(String(scalar)))
+                    == TerminalText.escapedJSON(String(scalar)))
+        }
+    }
+}
