@@ -61,7 +61,8 @@ struct DecodeCommand: ParsableCommand {
 /// A decoding failure: printed as the typed error's description, exit status 1.
 struct DecodeFailure: Error, CustomStringConvertible {
     var message: String
-    var description: String { message }
+    /// Escaped like every other line: a message may quote what a packet or file held.
+    var description: String { Console.safe(message) }
 }
 
 /// The layers `ble decode --as` understands.

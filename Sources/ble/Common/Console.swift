@@ -21,5 +21,6 @@ enum Console {
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }
-    var description: String { message }
+    /// Escaped like every other line: a message may quote what a peer sent.
+    var description: String { Console.safe(message) }
 }

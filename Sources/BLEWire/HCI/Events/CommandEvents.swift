@@ -35,9 +35,11 @@ extension HCIEvent {
         /// The return parameters decoded as `C.ReturnParameters`.
         ///
         /// Throws when the event completes another opcode (field "Command_Opcode",
-        /// `.invalidValue(opcode)`) or the parameters do not decode. On a failed command many
-        /// controllers return only the status octet, so check `status` first. Octets past the
-        /// known return parameters are ignored (later specification versions append some).
+        /// `.invalidValue(opcode)`) or the parameters do not decode (the error's `command` names
+        /// the command). On a failed command many controllers return only the status octet, so
+        /// check `status` first. Octets past the known return parameters are ignored (later
+        /// specification versions append some). `checkedReturnParameters()` applies every rule
+        /// of §7.7.14 without knowing the command's type.
         public func returnParameters<C: HCICommandWithCompleteEvent>(
             for command: C.Type
         ) throws(DecodeError) -> C.ReturnParameters {
