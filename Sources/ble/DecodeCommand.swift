@@ -179,7 +179,8 @@ struct BTSnoopPrinter {
             let packet: RenderedValue
             do {
                 let decoded = try HCIPacket(record.packet(datalink: reader.datalink))
-                packet = decoded.rendered.appending(Self.context(of: decoded, direction: record.direction, &transactions))
+                let context = Self.context(of: decoded, direction: record.direction, &transactions)
+                packet = decoded.rendered.appending(context)
                 // Shown with its error in the rendering, and counted as not decoding.
                 do { try decoded.checkContents() } catch { undecodable += 1 }
             } catch {

@@ -16,8 +16,7 @@ public enum HCICommandTable {
             (@Sendable (ArraySlice<UInt8>) throws(DecodeError) -> any HCIReturnParameters)?
         /// Reads the return parameters from a reader, leaving it after the last one this
         /// version defines (Command Complete commands only).
-        public let readReturnParameters:
-            (@Sendable (inout ByteReader) throws(DecodeError) -> any HCIReturnParameters)?
+        public let readReturnParameters: (@Sendable (inout ByteReader) throws(DecodeError) -> any HCIReturnParameters)?
 
         public init<C: HCICommandWithCompleteEvent>(_ type: C.Type) {
             opcode = C.opcode
