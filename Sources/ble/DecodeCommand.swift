@@ -16,7 +16,13 @@ struct DecodeCommand: ParsableCommand {
             several arguments. --as decodes one PDU of another layer instead.
             --btsnoop FILE prints every record of a btsnoop capture (btmon, Android's snoop
             log, ble --capture): its number, time (UTC), direction and packet; a damaged file
-            prints the records before the damage, then the error.
+            prints the records before the damage, then the error. An ATT response is shown with
+            the request it answers and what that request gives its values (the service UUIDs
+            of a Read By Group Type Response, characteristic declarations, the handle read); a
+            lone response says which of its fields need the request.
+            A Command Complete whose return parameters are cut short is an error (exit 1).
+            Text from the packets (names, URIs) is printed with its control characters escaped
+            (\\n, \\u{1B}); --json keeps the exact characters.
             """
     )
 
@@ -53,7 +59,7 @@ struct DecodeCommand: ParsableCommand {
             throw DecodeFailure(message: error.description)
         }
         for rendering in renderings {
-            print(json ? Rendering.json(of: rendering) : Rendering.text(of: rendering))
+            Console.out(json ? Rendering.json(of: rendering) : Rendering.text(of: rendering))
         }
     }
 }
@@ -61,7 +67,8 @@ struct DecodeCommand: ParsableCommand {
 /// A decoding failure: printed as the typed error's description, exit status 1.
 struct DecodeFailure: Error, CustomStringConvertible {
     var message: String
-    var description: String { message }
+    /// Escaped like every other line: a message may quote what a packet or file held.
+    var description: String { Console.safe(message) }
 }
 
 /// The layers `ble decode --as` understands.
@@ -82,19 +89,24 @@ enum WireLayer: String, ExpressibleByArgument, CaseIterable {
             switch self {
             case .h4: return try Self.decodeH4Stream(bytes)
             case .command: return [try HCICommandPacket(decoding: bytes).rendered]
-            case .event: return [Rendering.render(try HCIEvent(decoding: bytes))]
-            case .acl: return [HCIPacket.acl(try ACLPacket(decoding: bytes)).rendered]
+            case .event:
+                let packet = HCIPacket.event(try HCIEvent(decoding: bytes))
+                try packet.checkContents()
+                return [packet.rendered]
+            case .acl:
+                let packet = HCIPacket.acl(try ACLPacket(decoding: bytes))
+                return [packet.rendered.appending(Self.note(packet.wholeATTPDU?.pdu))]
             case .l2cap:
                 let frame = try L2CAPBasicFrame(decoding: bytes)
-                return [
-                    .object(
-                        name: nil,
-                        fields: [
-                            ("channel", frame.channelID.rendered),
-                            ("pdu", Rendering.render(try L2CAPChannelPayload(frame))),
-                        ])
+                let payload = try L2CAPChannelPayload(frame)
+                var fields: [(String, RenderedValue)] = [
+                    ("channel", frame.channelID.rendered), ("pdu", Rendering.render(payload)),
                 ]
-            case .att: return [Rendering.render(try ATTPDU(decoding: bytes))]
+                if case .att(let pdu) = payload { fields += Self.note(pdu) }
+                return [.object(name: nil, fields: fields)]
+            case .att:
+                let pdu = try ATTPDU(decoding: bytes)
+                return [Rendering.render(pdu).appending(Self.note(pdu))]
             case .smp: return [Rendering.render(try SMPCommand(decoding: bytes))]
             case .signaling: return [Rendering.render(try L2CAPSignal(decoding: bytes))]
             case .ad: return [Rendering.render(try AdvertisingData(decoding: bytes))]
@@ -106,13 +118,21 @@ enum WireLayer: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
+    /// What a lone ATT response cannot say without its request (`ATTPDU.requestDependence`).
+    private static func note(_ pdu: ATTPDU?) -> [(String, RenderedValue)] {
+        guard let note = pdu?.requestDependence else { return [] }
+        return [("note", .string(note))]
+    }
+
     private static func decodeH4Stream(_ bytes: [UInt8]) throws -> [RenderedValue] {
         var parser = H4StreamParser()
         parser.feed(bytes)
         var renderings: [RenderedValue] = []
         while let packet = try parser.next() {
             do {
-                renderings.append(try HCIPacket(packet).rendered)
+                let decoded = try HCIPacket(packet)
+                try decoded.checkContents()
+                renderings.append(decoded.rendered.appending(Self.note(decoded.wholeATTPDU?.pdu)))
             } catch {
                 throw DecodeFailure(message: "packet \(renderings.count + 1): \(error)")
             }
@@ -144,6 +164,8 @@ struct BTSnoopPrinter {
             throw DecodeFailure(message: "\(path) is not a btsnoop capture this tool reads: \(error)")
         }
         var undecodable = 0
+        // Responses are shown in the light of their requests, as btmon does.
+        var transactions = ATTTransactionTracker()
         while true {
             let offset = reader.offset
             let record: BTSnoopRecord
@@ -156,19 +178,37 @@ struct BTSnoopPrinter {
             }
             let packet: RenderedValue
             do {
-                packet = try HCIPacket(record.packet(datalink: reader.datalink)).rendered
+                let decoded = try HCIPacket(record.packet(datalink: reader.datalink))
+                let context = Self.context(of: decoded, direction: record.direction, &transactions)
+                packet = decoded.rendered.appending(context)
+                // Shown with its error in the rendering, and counted as not decoding.
+                do { try decoded.checkContents() } catch { undecodable += 1 }
             } catch {
                 undecodable += 1
                 packet = .object(
                     name: "undecodable",
                     fields: [("error", .string("\(error)")), ("data", .bytes(Array(record.data)))])
             }
-            Swift.print(line(index: reader.recordCount, record: record, packet: packet))
+            Console.out(line(index: reader.recordCount, record: record, packet: packet))
         }
         if undecodable > 0 {
             throw DecodeFailure(
                 message: "\(path): \(undecodable) of \(reader.recordCount) packets did not decode")
         }
+    }
+
+    /// The request an ATT response answers and what it gives the response's fields; a
+    /// disconnection ends the connection's outstanding requests.
+    private static func context(
+        of packet: HCIPacket, direction: BTSnoopDirection, _ transactions: inout ATTTransactionTracker
+    ) -> [(String, RenderedValue)] {
+        if case .event(.disconnectionComplete(let event)) = packet {
+            transactions.connectionClosed(event.connectionHandle)
+        }
+        guard let (handle, pdu) = packet.wholeATTPDU,
+            let request = transactions.take(pdu, on: handle, direction: direction)
+        else { return [] }
+        return pdu.interpreted(answering: request)
     }
 
     private func line(index: Int, record: BTSnoopRecord, packet: RenderedValue) -> String {

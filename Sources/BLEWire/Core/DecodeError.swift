@@ -27,18 +27,25 @@ public struct DecodeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Octet offset of the field from the start of the decoder's input.
     public var offset: Int
     public var reason: Reason
+    /// The HCI command whose Command Complete return parameters were at fault (Core 5.4 Vol 4
+    /// Part E §7.7.14), when the error is about them: a return-parameter structure shared by
+    /// many commands (status alone, status and handle) cannot name the command in `context`.
+    public var command: HCIOpcode?
 
-    public init(context: StaticString, field: StaticString, offset: Int, reason: Reason) {
+    public init(
+        context: StaticString, field: StaticString, offset: Int, reason: Reason, command: HCIOpcode? = nil
+    ) {
         self.context = context
         self.field = field
         self.offset = offset
         self.reason = reason
+        self.command = command
     }
 
     public static func == (lhs: DecodeError, rhs: DecodeError) -> Bool {
         lhs.reason == rhs.reason && lhs.offset == rhs.offset
             && lhs.context.description == rhs.context.description
-            && lhs.field.description == rhs.field.description
+            && lhs.field.description == rhs.field.description && lhs.command == rhs.command
     }
 
     public var description: String {
@@ -57,6 +64,8 @@ public struct DecodeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unexpected:
             what = "unexpected in this state"
         }
-        return "\(context): \(field) at offset \(offset): \(what)"
+        let location = "\(context): \(field) at offset \(offset): \(what)"
+        guard let command else { return location }
+        return "Command Complete of \(command): \(location)"
     }
 }

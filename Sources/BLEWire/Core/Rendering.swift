@@ -115,12 +115,14 @@ public enum Rendering {
         }
     }
 
-    private static func enumCaseName(_ value: Any) -> String {
+    /// The name of `value`'s enum case. A case with a payload is named by its mirror's label; a
+    /// case without one has no child, so its name comes from the type's metadata, as `print`
+    /// takes it. Never from `description`: for a `WireRenderable` that is this very rendering,
+    /// and asking it would recurse without end (the LE Scan Timeout crash).
+    static func enumCaseName(_ value: Any) -> String {
         let mirror = Mirror(reflecting: value)
         if let label = mirror.children.first?.label { return label }
-        let text = String(describing: value)
-        if let paren = text.firstIndex(of: "(") { return String(text[..<paren]) }
-        return text.split(separator: ".").last.map(String.init) ?? text
+        return EnumMetadata.caseName(of: value) ?? "\(mirror.subjectType)"
     }
 
     /// One-line human-readable text: `commandComplete { numHCICommandPackets: 1, … }`.
@@ -142,8 +144,13 @@ public enum Rendering {
         case .bool(let b): out += b ? "true" : "false"
         case .integer(let i): out += String(i)
         case .unsigned(let u): out += String(u)
-        case .string(let s): out += "\"" + s + "\""
-        case .symbol(let s): out += s
+        // Strings and symbols may come from the packet (a device name, a URI): escaped for
+        // terminals, so that printing a packet cannot move the cursor or forge lines.
+        case .string(let s):
+            out += "\""
+            TerminalText.appendQuoted(s, to: &out)
+            out += "\""
+        case .symbol(let s): out += TerminalText.escaped(s)
         case .bytes(let b): out += b.isEmpty ? "[]" : Hex.string(b)
         case .array(let items):
             out += "["
@@ -153,7 +160,7 @@ public enum Rendering {
             }
             out += "]"
         case .object(let name, let fields):
-            if let name { out += name }
+            if let name { out += TerminalText.escaped(name) }
             if fields.isEmpty {
                 if name == nil { out += "{}" }
                 return
@@ -161,7 +168,7 @@ public enum Rendering {
             out += name == nil ? "{ " : " { "
             for (i, (key, item)) in fields.enumerated() {
                 if i > 0 { out += ", " }
-                out += key + ": "
+                out += TerminalText.escaped(key) + ": "
                 writeText(item, into: &out)
             }
             out += " }"
@@ -230,10 +237,10 @@ public enum Rendering {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                out +=
-                    "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
-                    + String(c.value, radix: 16)
+            // The other controls (C0, and DEL, C1, bidirectional formatting, which RFC 8259
+            // would let stand raw): `\u` escapes, the same characters without their effect on
+            // a terminal showing the JSON.
+            case let c where TerminalText.isUnsafe(c): TerminalText.appendJSONEscape(c, to: &out)
             default: out.unicodeScalars.append(scalar)
             }
         }

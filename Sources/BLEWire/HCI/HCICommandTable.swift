@@ -14,6 +14,9 @@ public enum HCICommandTable {
         /// Decodes successful return parameters (Command Complete commands only).
         public let decodeReturnParameters:
             (@Sendable (ArraySlice<UInt8>) throws(DecodeError) -> any HCIReturnParameters)?
+        /// Reads the return parameters from a reader, leaving it after the last one this
+        /// version defines (Command Complete commands only).
+        public let readReturnParameters: (@Sendable (inout ByteReader) throws(DecodeError) -> any HCIReturnParameters)?
 
         public init<C: HCICommandWithCompleteEvent>(_ type: C.Type) {
             opcode = C.opcode
@@ -29,6 +32,9 @@ public enum HCICommandTable {
                 // Later specification versions may append return parameters: ignore the rest.
                 return try C.ReturnParameters(from: &reader)
             }
+            readReturnParameters = { (reader: inout ByteReader) throws(DecodeError) -> any HCIReturnParameters in
+                try C.ReturnParameters(from: &reader)
+            }
         }
 
         public init<C: HCICommandWithStatusEvent>(_ type: C.Type) {
@@ -40,6 +46,7 @@ public enum HCICommandTable {
                 try C(decoding: bytes)
             }
             decodeReturnParameters = nil
+            readReturnParameters = nil
         }
     }
 

@@ -42,6 +42,17 @@ public enum HCIPacket: Hashable, Sendable, WireRenderable, CustomRendering {
         }
     }
 
+    /// Checks what decoding leaves for the packet's consumer to check: the return parameters of
+    /// a Command Complete event against the command it completes
+    /// (`HCIEvent.CommandComplete.checkedReturnParameters()`, Core 5.4 Vol 4 Part E §7.7.14).
+    /// `ble decode` rejects a packet that fails; the host, which must keep the event's command
+    /// credit, meets the same error when it asks for the typed return parameters.
+    public func checkContents() throws(DecodeError) {
+        if case .event(.commandComplete(let complete)) = self {
+            _ = try complete.checkedReturnParameters()
+        }
+    }
+
     /// The H4 form: packet indicator and HCI packet.
     public var h4: H4Packet {
         switch self {

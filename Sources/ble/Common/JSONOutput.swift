@@ -1,13 +1,16 @@
+import BLEWire
 import Foundation
 
 /// The `--json` outputs: `Encodable` values, one object per line, through one encoder. Keys are
 /// sorted, so the text of a value is the same on every run (JSONEncoder keeps no declaration
-/// order) and scripts may compare it byte for byte; slashes are left as they are.
+/// order) and scripts may compare it byte for byte; slashes are left as they are. Controls the
+/// encoder would leave raw (DEL, C1, bidirectional formatting) are `\u` escapes: the same
+/// strings, without their effect on a terminal (`TerminalText.escapedJSON`).
 enum JSONOutput {
     static func line(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return TerminalText.escapedJSON(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 }
 

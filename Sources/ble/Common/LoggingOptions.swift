@@ -31,7 +31,8 @@ struct LoggingOptions: ParsableArguments {
         Self.bootstrapped.withLock { done in
             guard !done else { return }
             done = true
-            LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+            // Escaped for terminals: log lines quote what peers send (TerminalSafeLogHandler).
+            LoggingSystem.bootstrap { label in TerminalSafeLogHandler(label: label) }
         }
     }
 

@@ -70,7 +70,7 @@ struct ScanCommand: AsyncParsableCommand {
     static func line(_ discovery: Discovery) -> String {
         let data = discovery.advertisementData
         var parts = ["\(discovery.peripheral.address)", "RSSI \(discovery.rssi) dBm"]
-        parts.append(data.localName.map { "name \(Rendering.jsonString($0))" } ?? "no name")
+        parts.append(data.localName.map { "name \(TerminalText.quoted($0))" } ?? "no name")
         if !data.serviceUUIDs.isEmpty {
             parts.append("services " + data.serviceUUIDs.map(\.description).joined(separator: ","))
         }

@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 
 /// `ble serve` at work: publishes a `GATTDocument`, advertises, and answers every request from
 /// one loop that owns the characteristic values, printing a line for each.
@@ -37,9 +38,9 @@ struct GATTServerSession: Sendable {
         }
         try await attempt("advertising") { try await manager.startAdvertising(document.advertisement) }
         let address = await manager.address.map(\.description) ?? "an unknown address"
-        Console.out("serving \"\(document.deviceName)\" at \(address)")
+        Console.out("serving \(TerminalText.quoted(document.deviceName)) at \(address)")
         Console.out(
-            "advertising " + (document.advertisement.localName.map { "\"\($0)\"" } ?? "no name")
+            "advertising " + (document.advertisement.localName.map(TerminalText.quoted) ?? "no name")
                 + (document.advertisement.serviceUUIDs.isEmpty
                     ? "" : " with " + document.advertisement.serviceUUIDs.map(\.description).joined(separator: ","))
                 + "; \(document.services.count) service\(document.services.count == 1 ? "" : "s") published")

@@ -35,9 +35,11 @@ extension HCIEvent {
         /// The return parameters decoded as `C.ReturnParameters`.
         ///
         /// Throws when the event completes another opcode (field "Command_Opcode",
-        /// `.invalidValue(opcode)`) or the parameters do not decode. On a failed command many
-        /// controllers return only the status octet, so check `status` first. Octets past the
-        /// known return parameters are ignored (later specification versions append some).
+        /// `.invalidValue(opcode)`) or the parameters do not decode (the error's `command` names
+        /// the command). On a failed command many controllers return only the status octet, so
+        /// check `status` first. Octets past the known return parameters are ignored (later
+        /// specification versions append some). `checkedReturnParameters()` applies every rule
+        /// of §7.7.14 without knowing the command's type.
         public func returnParameters<C: HCICommandWithCompleteEvent>(
             for command: C.Type
         ) throws(DecodeError) -> C.ReturnParameters {
@@ -47,7 +49,13 @@ extension HCIEvent {
                     reason: .invalidValue(UInt64(opcode.rawValue)))
             }
             var reader = ByteReader(returnParameters)
-            return try C.ReturnParameters(from: &reader)
+            do {
+                return try C.ReturnParameters(from: &reader)
+            } catch {
+                var named = error
+                named.command = opcode
+                throw named
+            }
         }
 
         public init(from reader: inout ByteReader) throws(DecodeError) {
@@ -63,21 +71,33 @@ extension HCIEvent {
             writer.append(returnParameters)
         }
 
-        /// Typed return parameters when the command succeeded and its table entry decodes them;
-        /// otherwise the status and the raw octets.
+        /// The return parameters as `checkedReturnParameters()` finds them: typed when the block
+        /// is whole, else the status and the raw octets; a successful command's block cut short
+        /// is shown with the error naming the missing field (rendering never throws).
         public var rendered: RenderedValue {
             var fields: [(String, RenderedValue)] = [
                 ("numHCICommandPackets", .unsigned(UInt64(numHCICommandPackets))),
                 ("opcode", opcode.rendered),
             ]
-            if let status, status.isSuccess,
-                let decode = HCICommandTable.entry(for: opcode)?.decodeReturnParameters,
-                let typed = try? decode(returnParameters)
-            {
-                fields.append(("returnParameters", Rendering.render(typed)))
-            } else {
+            let raw = RenderedValue.bytes(Array(returnParameters))
+            do {
+                switch try checkedReturnParameters() {
+                case .noOperation:
+                    fields.append(("returnParameters", raw))
+                case .decoded(let typed, let additional):
+                    fields.append(("returnParameters", Rendering.render(typed)))
+                    if !additional.isEmpty { fields.append(("additionalParameters", .bytes(Array(additional)))) }
+                case .unknownCommand:
+                    if let status { fields.append(("status", status.rendered)) }
+                    fields.append(("returnParameters", raw))
+                case .failed(let status, _), .statusOnly(let status, _):
+                    fields.append(("status", status.rendered))
+                    fields.append(("returnParameters", raw))
+                }
+            } catch {
                 if let status { fields.append(("status", status.rendered)) }
-                fields.append(("returnParameters", .bytes(Array(returnParameters))))
+                fields.append(("error", .string(error.description)))
+                fields.append(("returnParameters", raw))
             }
             return .object(name: "Command Complete", fields: fields)
         }

@@ -147,8 +147,12 @@ extension HCIEvent {
         switch self {
         case .le(let event):
             // "le.connectionComplete": LE subevents keep their meta-event prefix.
-            guard case .object(let name, let fields) = Rendering.render(event) else { return Rendering.render(event) }
-            return .object(name: "le." + (name ?? "unknown"), fields: fields)
+            switch Rendering.render(event) {
+            case .object(let name, let fields): return .object(name: "le." + (name ?? "unknown"), fields: fields)
+            // A subevent without parameters (LE Scan Timeout) renders as its case name.
+            case .symbol(let name): return .object(name: "le." + name, fields: [])
+            case let other: return .object(name: "le", fields: [("value", other)])
+            }
         case .unknown(let code, let parameters):
             return .object(
                 name: "unknown",
