@@ -51,7 +51,8 @@ struct ControllerHostileTests {
             #expect(try advertiser.run(HCI.Reset()) == .success, "after \(abuse)", sourceLocation: sourceLocation)
             #expect(try scanner.run(HCI.Reset()) == .success, "after \(abuse)", sourceLocation: sourceLocation)
             #expect(
-                try advertiser.run(HCI.LESetAdvertisingParameters(advertisingIntervalMin: 0x20, advertisingIntervalMax: 0x20))
+                try advertiser.run(
+                    HCI.LESetAdvertisingParameters(advertisingIntervalMin: 0x20, advertisingIntervalMax: 0x20))
                     == .success, sourceLocation: sourceLocation)
             #expect(
                 try advertiser.run(HCI.LESetAdvertisingData(advertisingData: [0x02, 0x01, 0x06])) == .success,
@@ -154,7 +155,9 @@ struct ControllerHostileTests {
         try served.expectServesFreshClients(after: "wrong lengths")
     }
 
-    @Test("Every opcode of OGF 0x01–0x08 (OCF 0–255), vendor OGF 0x3F and 512 random ones, random parameters: each answered")
+    @Test(
+        "Every opcode of OGF 0x01–0x08 (OCF 0–255), vendor OGF 0x3F and 512 random ones, random parameters: each answered"
+    )
     func everyOpcode() throws {
         let served = try Served()
         defer { served.stop() }
@@ -241,7 +244,9 @@ struct ControllerHostileTests {
             let flags = UInt16.random(in: 0...3, using: &random) << 12
             let length = [0, 1, 27, 251, 252, 1021].randomElement(using: &random)!
             let header = handle | flags
-            var packet: [UInt8] = [0x02, UInt8(header & 0xFF), UInt8(header >> 8), UInt8(length & 0xFF), UInt8(length >> 8)]
+            var packet: [UInt8] = [
+                0x02, UInt8(header & 0xFF), UInt8(header >> 8), UInt8(length & 0xFF), UInt8(length >> 8),
+            ]
             packet += Self.bytes(length, using: &random)
             try client.write(packet)
         }

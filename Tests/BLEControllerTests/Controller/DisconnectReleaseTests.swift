@@ -62,7 +62,8 @@ struct DisconnectReleaseTests {
     static func sendData(_ count: Int, from host: TestHost, on handle: ConnectionHandle, length: Int) {
         for i in 0..<count {
             let payload = [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: length)
-            host.send(acl: ACLPacket(handle: handle, packetBoundary: .firstNonFlushable, data: ACLDataTests.frame(payload)))
+            host.send(
+                acl: ACLPacket(handle: handle, packetBoundary: .firstNonFlushable, data: ACLDataTests.frame(payload)))
         }
     }
 
