@@ -83,6 +83,13 @@ public final class VirtualControllerPort: Sendable {
         simulation.perform { _ in controller.value.onPacket = receiver }
     }
 
+    /// Runs `body` on the simulation thread with the controller, without waiting for it: actions
+    /// run in the order they were submitted, after those submitted before.
+    public func perform(_ body: @escaping @Sendable (VirtualController) -> Void) {
+        let controller = self.controller
+        simulation.perform { _ in body(controller.value) }
+    }
+
     /// Runs `body` on the simulation thread with the controller.
     public func withController<T: Sendable>(_ body: @escaping @Sendable (VirtualController) -> T) async -> T {
         let controller = self.controller

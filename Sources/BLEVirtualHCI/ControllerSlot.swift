@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// Everything that touches the controller — attaching a client, releasing it — runs in order on
 /// one worker task fed by a message stream, so a client that connects while the previous one
-/// is being released simply waits its turn, and the controller's output never reaches the
-/// wrong socket.
+/// is being released simply waits its turn. Whether a client's input reaches the controller is
+/// decided on the simulation thread (`ClientLink`), so the controller's input and output never
+/// mix two clients.
 final class ControllerSlot: Sendable {
     enum Message: Sendable {
         case accepted(ClientLink)
@@ -21,30 +22,52 @@ final class ControllerSlot: Sendable {
 
     let index: Int
     let port: VirtualControllerPort
+    let statistics = SlotStatistics()
+    private let limits: VirtualControllerServer.ClientLimits
+    private let events: AsyncStream<VirtualControllerServer.Event>.Continuation
+    private let logger: Logger
     private let messages: AsyncStream<Message>.Continuation
     private let worker: Task<Void, Never>
 
     init(
-        index: Int, port: VirtualControllerPort, events: AsyncStream<VirtualControllerServer.Event>.Continuation,
-        logger: Logger
+        index: Int, port: VirtualControllerPort, limits: VirtualControllerServer.ClientLimits,
+        events: AsyncStream<VirtualControllerServer.Event>.Continuation, logger: Logger
     ) {
         self.index = index
         self.port = port
+        self.limits = limits
+        self.events = events
+        self.logger = logger
         let (stream, messages) = AsyncStream.makeStream(of: Message.self)
         self.messages = messages
-        let worker = SlotWorker(index: index, port: port, events: events, logger: logger)
+        let worker = SlotWorker(index: index, port: port, statistics: statistics, events: events, logger: logger)
         self.worker = Task { await worker.run(stream) }
     }
 
     /// The listener's child channel initializer: frames nothing (the controller parses the
-    /// host's stream itself), forwards octets once the client is attached.
+    /// host's stream itself), reads one bounded chunk at a time once the client is attached.
     func accept(_ channel: any Channel) -> EventLoopFuture<Void> {
-        let link = ClientLink(channel: channel)
+        let link = ClientLink(
+            channel: channel, listener: index, statistics: statistics, limits: limits, logger: logger)
         let messages = self.messages
-        let port = self.port
+        let (events, index, logger) = (self.events, self.index, self.logger)
+        let handler = ControllerClientHandler(
+            link: link, port: port, limits: limits, statistics: statistics,
+            departed: { messages.yield(.departed(link)) },
+            inputHeld: {
+                logger.notice("controller \(index + 1): \(link.peer) leaves its events unread; its input waits")
+                events.yield(.inputHeld(listener: index))
+            })
+        let chunk = max(1, limits.readChunkSize)
+        let buffer = max(4096, limits.socketBufferSize)
         return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(
-                ControllerClientHandler(port: port) { messages.yield(.departed(link)) })
+            let options = channel.syncOptions
+            // One bounded chunk per read, so the chunks in flight bound the octets in flight.
+            try options?.setOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: chunk))
+            try options?.setOption(.maxMessagesPerRead, value: 1)
+            try options?.setOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(buffer))
+            try options?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(buffer))
+            try channel.pipeline.syncOperations.addHandler(handler)
             if case .terminated = messages.yield(.accepted(link)) {
                 // The server is closing: nobody will attach this client.
                 link.close()
@@ -64,15 +87,17 @@ final class ControllerSlot: Sendable {
 private final class SlotWorker: Sendable {
     let index: Int
     let port: VirtualControllerPort
+    let statistics: SlotStatistics
     let events: AsyncStream<VirtualControllerServer.Event>.Continuation
     let logger: Logger
 
     init(
-        index: Int, port: VirtualControllerPort, events: AsyncStream<VirtualControllerServer.Event>.Continuation,
-        logger: Logger
+        index: Int, port: VirtualControllerPort, statistics: SlotStatistics,
+        events: AsyncStream<VirtualControllerServer.Event>.Continuation, logger: Logger
     ) {
         self.index = index
         self.port = port
+        self.statistics = statistics
         self.events = events
         self.logger = logger
     }
@@ -89,18 +114,25 @@ private final class SlotWorker: Sendable {
                     continue
                 }
                 if let previous = current {
-                    // The newest client takes over (as Bumble's tcp-server transport does).
+                    // The newest client takes over (as Bumble's tcp-server transport does), but
+                    // only once the old one's state is gone: its input cut off, the controller
+                    // reset and the Reset's completion swallowed.
                     logger.notice("controller \(index + 1): \(previous.peer) replaced by \(link.peer)")
                     current = nil
                     previous.close()
-                    await release(.replaced)
+                    statistics.update { $0.clientsReplaced += 1 }
+                    await release(previous, .replaced)
+                }
+                if link.isClosing {
+                    // It left (or was closed) while waiting its turn: nothing to attach.
+                    continue
                 }
                 current = link
                 await attach(link)
             case .departed(let link):
                 guard let attached = current, attached === link else { continue }
                 current = nil
-                await release(.disconnected)
+                await release(link, .disconnected)
             case .shutdown:
                 // A controller never attached is left untouched; a released one already sends
                 // nowhere and holds no socket.
@@ -108,14 +140,14 @@ private final class SlotWorker: Sendable {
                 if let attached = current {
                     current = nil
                     attached.close()
-                    await release(.serverClosed)
+                    await release(attached, .serverClosed)
                 }
             }
         }
     }
 
-    /// Points the controller's output at the client, then starts reading the client: its
-    /// octets reach the controller only once the controller answers to it.
+    /// Points the controller's output at the client and lets its input in (on the simulation
+    /// thread, in one step), then starts reading the client.
     private func attach(_ link: ClientLink) async {
         let events = self.events
         let index = self.index
@@ -130,19 +162,23 @@ private final class SlotWorker: Sendable {
                 events.yield(.transportFailed(listener: index, failure))
                 link.close()
             }
+            link.attach()
         }
+        statistics.update { $0.clientsAttached += 1 }
         link.startReading()
         events.yield(.attached(listener: index, peer: link.peer))
     }
 
-    /// The client is gone: the controller forgets the stream and is reset, as a chip whose
-    /// host went away — its links drop (the peers time out), advertising and scanning stop
-    /// (HCI_Reset, Core 5.4 Vol 4 Part E §7.3.2). Returns once the Reset has run, so the next
-    /// client never sees its completion.
-    private func release(_ reason: VirtualControllerServer.ReleaseReason) async {
+    /// The client is gone: its input is cut off, the controller forgets the stream and is reset,
+    /// as a chip whose host went away — its links drop (the peers time out), advertising and
+    /// scanning stop, its ACL buffers are free (HCI_Reset, Core 5.4 Vol 4 Part E §7.3.2).
+    /// Returns once the Reset has run, so the next client never sees its completion nor
+    /// anything the old client asked for.
+    private func release(_ link: ClientLink, _ reason: VirtualControllerServer.ReleaseReason) async {
         let done = OneShotSignal()
         let reset = H4Packet(command: HCI.Reset().packet).encoded
         await port.withController { controller in
+            link.detach()
             controller.onPacket = { _ in }
             controller.onTransportFailure = { _ in }
             controller.restartTransport()
@@ -151,77 +187,14 @@ private final class SlotWorker: Sendable {
             controller.air.queue.schedule(after: controller.configuration.commandLatency) { done.signal() }
         }
         await done.wait()
+        let discarded = link.takeDiscarded()
+        if discarded > 0 {
+            logger.notice("controller \(index + 1): discarded \(discarded) octets \(link.peer) sent before it went")
+            events.yield(.inputDiscarded(listener: index, octets: discarded))
+        }
         events.yield(.released(listener: index, reason))
     }
 }
-
-/// One client's socket, as the controller and the worker see it.
-final class ClientLink: Sendable {
-    let channel: any Channel
-    /// The client's address, for logs.
-    let peer: String
-
-    init(channel: any Channel) {
-        self.channel = channel
-        peer =
-            switch channel.remoteAddress {
-            case .some(let address) where address.protocol == .unix: "a UNIX socket client"
-            case .some(let address):
-                if let ip = address.ipAddress, let port = address.port {
-                    address.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
-                } else {
-                    address.description
-                }
-            case .none: "an unknown peer"
-            }
-    }
-
-    /// Packets from the controller, in order (NIO keeps the order of writes from one thread).
-    func write(_ bytes: [UInt8]) {
-        channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
-    }
-
-    /// Turns reading on (the listener accepts clients with reading off).
-    func startReading() {
-        channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in
-            // A client that left before being attached: its departure is already queued.
-        }
-    }
-
-    func close() {
-        channel.close(promise: nil)
-    }
-}
-
-/// The listener's per-client handler: octets go to the controller as they come (its own H4
-/// parser frames them across reads); the socket closing tells the slot.
-private final class ControllerClientHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private let port: VirtualControllerPort
-    private let departed: @Sendable () -> Void
-
-    init(port: VirtualControllerPort, departed: @escaping @Sendable () -> Void) {
-        self.port = port
-        self.departed = departed
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        port.send(Array(unwrapInboundIn(data).readableBytesView))
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        departed()
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
-}
-
-@available(*, unavailable)
-extension ControllerClientHandler: Sendable {}
 
 /// Resumes one waiter once.
 final class OneShotSignal: Sendable {

@@ -11,12 +11,21 @@ import NIOPosix
 /// transport, H4 with no handshake (Core 5.4 Vol 4 Part A §2).
 ///
 /// Policy, per controller:
-/// - One client at a time. A new client replaces the current one (its socket is closed and the
-///   controller reset first), as Bumble's tcp-server transport hands the stream to the newest
-///   connection; a host that restarts is never locked out by its own stale socket.
-/// - A client that disconnects releases the controller: its input stream is forgotten
-///   (`restartTransport()`) and an HCI_Reset runs (Vol 4 Part E §7.3.2), so links drop as after
-///   a reset and the next client starts clean.
+/// - One client at a time, and no client ever sees another's traffic. A new client takes over
+///   from the current one (as Bumble's tcp-server transport hands the stream to the newest
+///   connection; a host that restarts is never locked out by its own stale socket), but only
+///   once the old one is wholly gone: its socket is closed, its input cut off on the simulation
+///   thread (what it sent and the controller had not yet taken is discarded, counted and
+///   logged), the controller reset (HCI_Reset, Core 5.4 Vol 4 Part E §7.3.2: links dropped,
+///   advertising and scanning stopped, ACL buffers free) and the Reset's completion swallowed.
+///   Only then is the new client's stream attached and read.
+/// - A client that disconnects releases the controller the same way, so the next client starts
+///   clean.
+/// - Input is read only as fast as the controller takes it (`ClientLimits`): a bounded number
+///   of bounded chunks between a socket and its controller, and no reading while the client
+///   leaves its events unread, so a flood costs bounded memory and the other controllers on the
+///   same air are served meanwhile. A client leaving more than `unreadOutputLimit` octets
+///   unread is closed.
 /// - A stream the controller cannot frame (it reports `onTransportFailure`) closes that client
 ///   only; other listeners run on.
 /// - Listens only on the addresses given (`_` in a tcp-server moniker means every interface,
@@ -48,6 +57,12 @@ public actor VirtualControllerServer {
         case attached(listener: Int, peer: String)
         /// The controller could not frame the client's stream; the client is being closed.
         case transportFailed(listener: Int, VirtualController.TransportFailure)
+        /// The client leaves its events unread: its input is no longer read until it takes
+        /// them (once per client).
+        case inputHeld(listener: Int)
+        /// Input the client sent and the controller had not taken when the client went: thrown
+        /// away (before `released`).
+        case inputDiscarded(listener: Int, octets: Int)
         /// The client is gone and the controller has been reset, ready for the next one.
         case released(listener: Int, ReleaseReason)
     }
@@ -57,6 +72,7 @@ public actor VirtualControllerServer {
     private let eventSink: AsyncStream<Event>.Continuation
     private let group: any EventLoopGroup
     private let logger: Logger
+    private let limits: ClientLimits
 
     private struct Bound {
         let listener: Listener
@@ -74,19 +90,27 @@ public actor VirtualControllerServer {
     private var nextIndex = 0
     private var isClosed = false
 
-    /// - Parameter logger: hears clients come and go, and the streams a controller could not
-    ///   frame; silent unless given.
+    /// - Parameters:
+    ///   - limits: what one client may cost the process (input in flight, output unread).
+    ///   - logger: hears clients come and go, the streams a controller could not frame and the
+    ///     input discarded; silent unless given.
     public init(
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, limits: ClientLimits = ClientLimits(),
         logger: Logger = Logger(label: "ble.controller-server", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.group = group
+        self.limits = limits
         self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(1024))
     }
 
     /// The listeners, in the order they were opened.
     public var listeners: [Listener] { bound.map(\.listener) }
+
+    /// What listener `index`'s clients did so far (zeros for no such listener).
+    public func statistics(of index: Int) -> ListenerStatistics {
+        bound.first { $0.listener.index == index }?.slot.statistics.current ?? ListenerStatistics()
+    }
 
     /// Starts serving `port`'s controller on `moniker` (`tcp-server:HOST:PORT` or `unix:PATH`).
     @discardableResult
@@ -106,8 +130,12 @@ public actor VirtualControllerServer {
         }
         let index = nextIndex
         nextIndex += 1
-        let slot = ControllerSlot(index: index, port: port, events: eventSink, logger: logger)
-        let bootstrap = ServerBootstrap(group: group)
+        let slot = ControllerSlot(index: index, port: port, limits: limits, events: eventSink, logger: logger)
+        // The listener and all its clients on one event loop: clients are then attached in the
+        // order they were accepted (children spread over several loops would run their
+        // initializers in any order, and an older client could replace a newer one).
+        let loop = group.next()
+        let bootstrap = ServerBootstrap(group: loop, childGroup: loop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             // Reading starts once the controller answers to this client (see ControllerSlot).
             .childChannelOption(.autoRead, value: false)

@@ -81,6 +81,18 @@ final class BackgroundProcess: Sendable {
     }
 
     var terminationReason: Process.TerminationReason { process.terminationReason }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// The largest resident set the process has had so far, in octets (Linux's VmHWM); nil
+    /// where /proc does not say.
+    var peakResidentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes * 1024
+    }
 }
 
 /// Text a pipe's handler appends on its own thread while the test reads it.

@@ -164,9 +164,10 @@ public final class VirtualController {
         transportFailure = failure
         statistics.transportFailures += 1
         logger.warning("stopped reading the host's byte stream: \(failure)")
-        air.queue.schedule(after: configuration.commandLatency) { [weak self] in
-            self?.onTransportFailure(failure)
-        }
+        // The handler of the stream that failed, taken now: the transport may be restarted for
+        // another host before the report runs, and that host's stream has not failed.
+        let report = onTransportFailure
+        air.queue.schedule(after: configuration.commandLatency) { report(failure) }
     }
 
     fileprivate func handle(hostPacket packet: H4Packet) {
@@ -246,6 +247,9 @@ public final class VirtualController {
 
     /// Handles of the live connections.
     public var connectionHandles: [ConnectionHandle] { connections.keys.sorted() }
+    /// LE ACL data buffers the host may fill now (Total_Num_LE_ACL_Data_Packets less the host's
+    /// packets not yet reported completed or flushed, Core 5.4 Vol 4 Part E §4.1.1).
+    public var freeACLBuffers: Int { Int(configuration.aclBufferCount) - aclPacketsInController }
 
     /// Connection events this controller has run as central (for measuring the simulation).
     public internal(set) var connectionEventCount = 0

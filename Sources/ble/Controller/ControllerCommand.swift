@@ -16,8 +16,11 @@ struct ControllerCommand: AsyncParsableCommand {
             Each --listen adds one controller to a virtual air paced to the wall clock and serves it \
             on that address as plain H4 with no handshake (what Bumble's tcp-client: and unix: \
             transports and Android's HCI-over-TCP speak). One host per controller: a new connection \
-            replaces the current one, and a host that disconnects leaves its controller reset for the \
-            next. Stop with Ctrl-C or SIGTERM.
+            replaces the current one once the old one is closed, its unread input discarded and the \
+            controller reset (no host ever sees another's traffic), and a host that disconnects \
+            leaves its controller reset for the next. A host's input is read only as fast as its \
+            controller takes it, so a flooding host costs bounded memory and the other controllers \
+            stay served. Stop with Ctrl-C or SIGTERM.
 
             Example: ble controller --listen tcp-server:127.0.0.1:9001 --listen tcp-server:127.0.0.1:9002
             """)
@@ -99,6 +102,10 @@ struct ControllerCommand: AsyncParsableCommand {
                 case .attached(let index, let peer): "controller \(index + 1): host connected from \(peer)"
                 case .transportFailed(let index, let failure):
                     "controller \(index + 1): closing the host's connection: \(failure)"
+                case .inputHeld(let index):
+                    "controller \(index + 1): the host leaves its events unread; its input waits until it reads them"
+                case .inputDiscarded(let index, let octets):
+                    "controller \(index + 1): discarded \(octets) octets the departed host had sent"
                 case .released(let index, let reason):
                     switch reason {
                     case .disconnected: "controller \(index + 1): host disconnected; controller reset"

@@ -21,9 +21,11 @@ final class ServedControllers: Sendable {
     }
 
     /// One controller per moniker, 2 m apart on a line.
-    static func make(_ monikers: [TransportMoniker]) async throws -> ServedControllers {
+    static func make(
+        _ monikers: [TransportMoniker], limits: VirtualControllerServer.ClientLimits = .init()
+    ) async throws -> ServedControllers {
         let radio = VirtualRadio(pacing: .paced(rate: 1))
-        let server = VirtualControllerServer()
+        let server = VirtualControllerServer(limits: limits)
         var listeners: [VirtualControllerServer.Listener] = []
         do {
             for (index, moniker) in monikers.enumerated() {
@@ -76,9 +78,10 @@ final class ServedControllers: Sendable {
 
 /// Runs `body` with served controllers and cleans up whatever happens.
 func withServedControllers(
-    _ monikers: [TransportMoniker], _ body: (ServedControllers) async throws -> Void
+    _ monikers: [TransportMoniker], limits: VirtualControllerServer.ClientLimits = .init(),
+    _ body: (ServedControllers) async throws -> Void
 ) async throws {
-    let served = try await ServedControllers.make(monikers)
+    let served = try await ServedControllers.make(monikers, limits: limits)
     do {
         try await body(served)
     } catch {

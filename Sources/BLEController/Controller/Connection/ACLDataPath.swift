@@ -27,6 +27,7 @@ extension VirtualController {
             return
         }
         aclPacketsInController += 1
+        connection.hostPacketsHeld += 1
         let start: Bool
         switch packet.packetBoundary {
         case .continuing: start = false
@@ -48,7 +49,8 @@ extension VirtualController {
         guard c.completedPackets > 0, connections[c.handle] === c else { return }
         let count = c.completedPackets
         c.completedPackets = 0
-        aclPacketsInController = max(0, aclPacketsInController - count)
+        c.hostPacketsHeld -= count
+        aclPacketsInController -= count
         send(
             .numberOfCompletedPackets(
                 .init(entries: [.init(connectionHandle: c.handle, numCompletedPackets: UInt16(count))])))

@@ -129,6 +129,12 @@ final class Connection {
     var encryption = EncryptionState.off
     /// Completed host packets not yet reported in Number Of Completed Packets.
     var completedPackets = 0
+    /// The host's ACL packets this side holds a controller buffer for: accepted and not yet
+    /// reported in Number Of Completed Packets, wherever they are (queued, on air, acknowledged
+    /// and awaiting the delivery step, completed and awaiting the report). The controller's
+    /// count is the sum over its connections, so ending a connection frees exactly these
+    /// (Core 5.4 Vol 4 Part E §7.7.5: the host counts them as flushed).
+    var hostPacketsHeld = 0
 
     // Data length (§4.5.10): this side's connMaxTx/Rx and the peer's, and the effective values.
     var localTx: (octets: UInt16, time: UInt16)

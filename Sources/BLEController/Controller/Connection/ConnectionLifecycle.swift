@@ -139,8 +139,12 @@ extension VirtualController {
         if connections[c.handle] === c { connections[c.handle] = nil }
         if let token = c.supervisionToken { air.queue.cancel(token) }
         c.supervisionToken = nil
-        let flushed = c.transmit.removeAllData() + c.completedPackets
-        aclPacketsInController = max(0, aclPacketsInController - flushed)
+        // Every buffer the connection's host packets hold comes back, wherever the packet was:
+        // counting what is still queued would miss one acknowledged on air whose delivery step
+        // had not run yet (it is then in no queue), leaking a buffer per such disconnect.
+        c.transmit.removeAllData()
+        aclPacketsInController -= c.hostPacketsHeld
+        c.hostPacketsHeld = 0
         c.completedPackets = 0
         switch c.role {
         case .central:

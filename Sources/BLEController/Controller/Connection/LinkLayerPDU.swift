@@ -197,13 +197,6 @@ struct LinkTransmitQueue {
         return !control.isEmpty || (!dataPaused && !data.isEmpty)
     }
 
-    /// Host packets not yet wholly acknowledged.
-    var hostPacketsQueued: Int {
-        var count = data.count
-        if case .data(let d) = inFlight, d.completesHostPacket { count += 1 }
-        return count
-    }
-
     /// The payload length `next(maxPayload:)` would send now, without sending it (for the room
     /// a shared radio must leave an event's first pair, before the event is planned).
     func nextPayloadLength(maxPayload: Int) -> Int {
@@ -246,13 +239,11 @@ struct LinkTransmitQueue {
         return inFlight
     }
 
-    /// Drops the host's queued data (the connection is gone); returns how many host packets
-    /// were dropped.
-    mutating func removeAllData() -> Int {
-        let count = hostPacketsQueued
+    /// Drops the host's queued data (the connection is gone); its buffers are freed by the
+    /// connection's own count (`Connection.hostPacketsHeld`).
+    mutating func removeAllData() {
         data = []
         if case .data = inFlight { inFlight = nil }
-        return count
     }
 }
 
