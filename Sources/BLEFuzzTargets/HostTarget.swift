@@ -49,6 +49,9 @@ enum HostTarget {
                 }
                 try? await simulation.clock.sleep(for: .milliseconds(10))
                 await host.stop()
+                // Lets the tasks stop() cancelled end before the simulation does: a task still
+                // suspended when its executor stops would never run again.
+                try? await simulation.clock.sleep(for: .microseconds(1))
                 return controller.failure
             }
         } catch {
