@@ -101,6 +101,14 @@ let package = Package(
                 logging,
             ]
         ),
+        // Fuzz targets (scripts/fuzz, Fuzz/README.md): every decoder of untrusted input, the
+        // renderer, and the host, GATT server and virtual controller fed hostile input. BLEFuzz is
+        // libFuzzer's binary when scripts/fuzz builds it, a corpus replayer otherwise.
+        .target(
+            name: "BLEFuzzTargets",
+            dependencies: ["BLEWire", "BLEHost", "BLETransport", "BLEController", "BLESimulation", "BLECompanion"]
+        ),
+        .executableTarget(name: "BLEFuzz", dependencies: ["BLEFuzzTargets"]),
         .testTarget(
             name: "BLEWireTests",
             dependencies: [
@@ -154,6 +162,8 @@ let package = Package(
             name: "BLEBenchmarksTests", dependencies: ["BLEBenchmarks", "BLE", "BLEController", "BLESimulation", "BLEWire"]
         ),
         .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
+        // The seed corpus and every crash reproducer, replayed through their fuzz targets.
+        .testTarget(name: "BLEFuzzTests", dependencies: ["BLEFuzzTargets"]),
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.
         .testTarget(
             name: "BLEInteropTests", dependencies: ["BLE", "BLETransport", "BLEVirtualHCI", "BLESimulation", "BLEWire", "ble"]
