@@ -29,6 +29,12 @@ public struct HostStatistics: Sendable, Equatable, Codable {
     public var failedCommands = 0
     /// Packets the transport did not take.
     public var failedSends = 0
+    /// ATT PDUs that need no answer (commands, notifications, indications) dropped because
+    /// they did not decode or were longer than the ATT_MTU (Core 5.4 Vol 3 Part F §3.2.8).
+    public var droppedATTPDUs = 0
+    /// ATT responses our server built longer than the ATT_MTU, sent as Unlikely Error instead
+    /// (Core 5.4 Vol 3 Part F §3.2.8; a server bug if it ever moves).
+    public var oversizedResponses = 0
 
     public init() {}
 }

@@ -133,9 +133,25 @@ package struct ATTBearer {
         .handleValueNotification(.init(handle: attributeHandle, value: ArraySlice(value.prefix(mtu - 3))))
     }
 
-    /// A response's frame, sized for the ATT_MTU; nil when the response does not fit it.
-    func frame(response pdu: ATTPDU) -> [UInt8]? {
-        try? Host.attFrame(pdu, mtu: mtu).get()
+    /// A response's frame, sized for the ATT_MTU, and — when the response did not fit it (a
+    /// server bug: §3.2.8 forbids sending it) — why it was replaced by an Error Response,
+    /// Unlikely Error, to the request it answers: nothing goes out longer than the ATT_MTU.
+    func frame(response pdu: ATTPDU) -> (frame: [UInt8], oversized: ATTBearerError?) {
+        switch Host.attFrame(pdu, mtu: mtu) {
+        case .success(let frame):
+            return (frame, nil)
+        case .failure(let error):
+            let request: ATTOpcode
+            if case .errorResponse(let answer) = pdu {
+                request = answer.requestOpcode
+            } else {
+                request = pdu.opcode.pairedRequest ?? pdu.opcode
+            }
+            let replacement = ATTPDU.errorResponse(.init(requestOpcode: request, handle: 0, errorCode: .unlikelyError))
+            // An Error Response (5 octets) fits every ATT_MTU (at least 23).
+            let frame = (try? Host.attFrame(replacement, mtu: mtu).get()) ?? []
+            return (frame, error)
+        }
     }
 
     // MARK: The peer's PDUs
@@ -144,13 +160,20 @@ package struct ATTBearer {
     /// its kind.
     mutating func receive(bytes payload: ArraySlice<UInt8>) -> Inbound {
         guard let (opcode, kind) = ATTPDU.peek(payload) else { return .ignore }
-        guard let pdu = try? ATTPDU(decoding: payload) else {
+        // §3.2.8: no PDU is longer than the ATT_MTU. One that is, is malformed — whatever its
+        // fields say (a Prepare Write part past ATT_MTU − 5 would be echoed past the ATT_MTU,
+        // §3.4.6.1–§3.4.6.2) — and is judged as a PDU that does not decode.
+        let fits = payload.count <= mtu
+        guard fits, let pdu = try? ATTPDU(decoding: payload) else {
             switch kind {
             case .request:
                 // A malformed request gets Invalid PDU (§3.4.1.1), unless one is already
                 // being served (then it is pipelined as well as malformed).
                 guard incoming == .idle else { return .close(.protocolViolation("pipelined request")) }
-                return .respond(.errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: .invalidPDU)))
+                // §3.4.1.1: an opcode this server does not know is Request Not Supported, even
+                // when its parameters are odd.
+                let code: ATTErrorCode = opcode.isKnown ? .invalidPDU : .requestNotSupported
+                return .respond(.errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: code)))
             case .response, .confirmation:
                 return .close(.protocolViolation("malformed \(opcode)"))
             case .command, .notification, .indication:

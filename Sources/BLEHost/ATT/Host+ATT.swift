@@ -175,7 +175,12 @@ extension Host {
         case .respond(let pdu):
             respond(pdu, on: handle)
         case .ignore:
-            return
+            // An empty PDU, or a command, notification or indication that is malformed or
+            // longer than the ATT_MTU (§3.2.8, §3.3: nothing to answer).
+            statistics.droppedATTPDUs += 1
+            logger.notice(
+                "dropped an ATT PDU on link \(handle.rawValue) that does not decode or exceeds the ATT_MTU: \(Hex.string(payload.prefix(32)))"
+            )
         case .close(let error):
             violation(handle, error)
         }
@@ -215,13 +220,16 @@ extension Host {
     // MARK: Plumbing
 
     private func respond(_ pdu: ATTPDU, on handle: ConnectionHandle) {
-        // The server builds answers within the MTU; the frame is sized for it.
-        let frame = bearers.index(forKey: handle).flatMap { bearers.values[$0].machine.frame(response: pdu) }
-        if let frame {
-            sendL2CAPFrame(frame, on: handle, priority: .response)
-        } else {
-            sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
+        // The server builds answers within the ATT_MTU; one that is not is never sent as it is
+        // (§3.2.8): the bearer puts an Error Response in its place.
+        guard let index = bearers.index(forKey: handle) else { return }
+        let (frame, oversized) = bearers.values[index].machine.frame(response: pdu)
+        if let oversized {
+            statistics.oversizedResponses += 1
+            logger.warning(
+                "\(pdu.opcode) on link \(handle.rawValue) replaced by Unlikely Error: \(oversized)")
         }
+        sendL2CAPFrame(frame, on: handle, priority: .response)
     }
 
     /// The bearer took a new ATT_MTU: the connection and the application hear of it (the
