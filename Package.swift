@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "BLEBenchmarksTests", dependencies: ["BLEBenchmarks", "BLE", "BLEController", "BLESimulation", "BLEWire"]
         ),
-        .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
+        .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "BLETransport", "ble"]),
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.
         .testTarget(
             name: "BLEInteropTests", dependencies: ["BLE", "BLETransport", "BLEVirtualHCI", "BLESimulation", "BLEWire", "ble"]

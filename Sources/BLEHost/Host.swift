@@ -203,7 +203,9 @@ public actor Host {
         commandTimers.removeAll()
         for handle in Array(bearers.keys) {
             failBearer(
-                handle, with: lostTransport.map { .transportLost($0) } ?? .disconnected(reason: .connectionTerminatedByLocalHost))
+                handle,
+                with: lostTransport.map { .transportLost($0) }
+                    ?? .disconnected(reason: .connectionTerminatedByLocalHost))
         }
         transactionWatchdog?.cancel()
         transactionWatchdog = nil
@@ -325,7 +327,8 @@ public actor Host {
     /// The packet's payload as a `Value`, or nil — counted in `counter` and logged with the
     /// error and the bytes — when it does not decode.
     private func decoded<Value: WireDecodable>(
-        _ type: Value.Type, _ what: String, from packet: H4Packet, counting counter: WritableKeyPath<HostStatistics, Int>
+        _ type: Value.Type, _ what: String, from packet: H4Packet,
+        counting counter: WritableKeyPath<HostStatistics, Int>
     ) -> Value? {
         do throws(DecodeError) {
             return try Value(decoding: packet.payload)

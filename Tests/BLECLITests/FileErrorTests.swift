@@ -11,14 +11,19 @@ import Testing
 struct FileErrorTests {
     /// (how to damage a path, what the message must say)
     static let damages: [(String, @Sendable (String) -> Void, String)] = [
-        ("directory", { try? FileManager.default.createDirectory(atPath: $0, withIntermediateDirectories: true) },
-            "is a directory, not a file"),
+        (
+            "directory", { try? FileManager.default.createDirectory(atPath: $0, withIntermediateDirectories: true) },
+            "is a directory, not a file"
+        ),
         ("fifo", { mkfifo($0, 0o644) }, "is a named pipe (FIFO), not a regular file"),
         ("device", { symlink("/dev/null", $0) }, "is a character device, not a regular file"),
-        ("symlink loop", { path in
-            symlink(path + ".b", path)
-            symlink(path, path + ".b")
-        }, "too many levels of symbolic links"),
+        (
+            "symlink loop",
+            { path in
+                symlink(path + ".b", path)
+                symlink(path, path + ".b")
+            }, "too many levels of symbolic links"
+        ),
         ("missing", { _ in }, "no such file"),
     ]
 

@@ -18,7 +18,9 @@ struct TransportLossTests {
         pipe.fail(.io("controller killed"))
     }
 
-    @Test("Peripheral manager: the state goes poweredOff, each central is reported gone, every call throws the transport's error")
+    @Test(
+        "Peripheral manager: the state goes poweredOff, each central is reported gone, every call throws the transport's error"
+    )
     func peripheralManagerNotices() async throws {
         try await TwoDevices.run { devices in
             _ = try await devices.publishAndConnect()
@@ -52,7 +54,9 @@ struct TransportLossTests {
         }
     }
 
-    @Test("Central manager: an outstanding read fails with the transport's error, the peripheral is disconnected, scanning throws")
+    @Test(
+        "Central manager: an outstanding read fails with the transport's error, the peripheral is disconnected, scanning throws"
+    )
     func centralNotices() async throws {
         try await TwoDevices.run { devices in
             let (peripheral, _, characteristics) = try await devices.connectAndDiscover()

@@ -86,6 +86,8 @@ package struct ATTBearer {
     private(set) var request = RequestSlot.idle
     private(set) var indication = IndicationSlot.idle
     private(set) var incoming = IncomingSlot.idle
+    /// The peer's Exchange MTU was answered once: later ones leave the ATT_MTU alone.
+    private var exchangedAsServer = false
     private var nextTransactionID: UInt64 = 0
 
     init(preferredMTU: Int, transactionTimeout: Duration = .seconds(30)) {
@@ -237,6 +239,11 @@ package struct ATTBearer {
     mutating func serverAnswered(_ response: ATTPDU?, to request: ATTPDU) -> ServerAnswer {
         incoming = .idle
         if case .exchangeMTURequest(let asked) = request, case .exchangeMTUResponse(let answer)? = response {
+            // §3.4.2.1: a client sends one Exchange MTU per connection. A second is answered
+            // (the GATT server gives the same Server Rx MTU) but changes nothing: the ATT_MTU
+            // both ends agreed on stays.
+            guard !exchangedAsServer else { return ServerAnswer(response: .exchangeMTUResponse(answer), mtu: nil) }
+            exchangedAsServer = true
             mtu = Self.exchangedMTU(clientRxMTU: Int(asked.clientRxMTU), serverRxMTU: Int(answer.serverRxMTU))
             return ServerAnswer(response: .exchangeMTUResponse(answer), mtu: mtu)
         }

@@ -16,7 +16,9 @@ extension Host {
     private func performRequest(_ pdu: ATTPDU, on handle: ConnectionHandle) async -> Result<ATTPDU, ATTBearerError> {
         // One request outstanding per bearer (§3.3.2): later callers wait their turn.
         while !requestSlotFree(handle) {
-            await WaiterQueue.wait(unless: { requestSlotFree(handle) }) { bearers.values[bearers.index(forKey: handle)!].requestWaiters.append($0) }
+            await WaiterQueue.wait(unless: { requestSlotFree(handle) }) {
+                bearers.values[bearers.index(forKey: handle)!].requestWaiters.append($0)
+            }
         }
         guard hasBearer(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
         let (id, frame): (UInt64, [UInt8])
@@ -148,7 +150,8 @@ extension Host {
         switch bearers.values[bearers.index(forKey: handle)!].machine.receive(bytes: payload) {
         case .serve(let request):
             guard let server = attServer else {
-                return answer(bearers.values[bearers.index(forKey: handle)!].machine.answerWithoutServer(request), on: handle)
+                return answer(
+                    bearers.values[bearers.index(forKey: handle)!].machine.answerWithoutServer(request), on: handle)
             }
             spawn { await self.serve(request: request, on: handle, with: server) }
         case .command(let pdu):
@@ -248,7 +251,8 @@ extension Host {
     /// Resumes writers waiting for room on links that have it, and reports readiness.
     func wakeReadinessWaiters() {
         guard readinessInterest > 0 else { return }
-        for handle in bearers.keys where acl.isReady(handle) && bearers.values[bearers.index(forKey: handle)!].awaitsReadiness {
+        for handle in bearers.keys
+        where acl.isReady(handle) && bearers.values[bearers.index(forKey: handle)!].awaitsReadiness {
             bearers.values[bearers.index(forKey: handle)!].readinessReportWanted = false
             readinessInterest -= 1
             bearers.values[bearers.index(forKey: handle)!].readinessWaiters.resumeAll()

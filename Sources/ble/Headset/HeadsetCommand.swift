@@ -104,7 +104,8 @@ struct HeadsetCommand: AsyncParsableCommand {
                 }
                 let headset = try await options.start(on: manager, mac: mac, storage: storage, session: session)
                 Console.out("headset \(mac) advertising \"HEADSET\", firmware \(headset.flash.activeVersion)")
-                let ending = await Self.serve(headset, manager: manager, session: session, duration: seconds, signals: signals)
+                let ending = await Self.serve(
+                    headset, manager: manager, session: session, duration: seconds, signals: signals)
                 await headset.stop()
                 await manager.close()
                 Console.err("stopping: \(try ending.get())")

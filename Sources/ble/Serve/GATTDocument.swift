@@ -68,7 +68,8 @@ struct GATTDocument: Sendable {
         deviceName = try root.member("name")?.string() ?? "swift-ble"
         // Refused rather than cut: the name is the user's, and a cut (even on a character
         // boundary) would publish something other than what the file says.
-        if let nameCursor = root.member("name"), deviceName.utf8.count > GAPServiceConfiguration.maximumDeviceNameLength {
+        if let nameCursor = root.member("name"), deviceName.utf8.count > GAPServiceConfiguration.maximumDeviceNameLength
+        {
             throw nameCursor.fail(
                 "\(deviceName.utf8.count) octets of UTF-8; a Device Name holds at most "
                     + "\(GAPServiceConfiguration.maximumDeviceNameLength) (Core 5.4 Vol 3 Part C §12.1)")

@@ -8,7 +8,9 @@ import Testing
 
 @Suite("Known devices: a database path that is not a regular file is an error, left as it was")
 struct KnownDevicesDamageTests {
-    @Test("Each damage (directory, FIFO, device, symbolic link loop or to nothing, a file as folder): cannotOpen, nothing blocks or changes", arguments: DamagedPaths.Damage.allCases)
+    @Test(
+        "Each damage (directory, FIFO, device, symbolic link loop or to nothing, a file as folder): cannotOpen, nothing blocks or changes",
+        arguments: DamagedPaths.Damage.allCases)
     func damagedPath(_ damage: DamagedPaths.Damage) throws {
         let paths = DamagedPaths()
         defer { paths.remove() }

@@ -10,7 +10,8 @@ struct DatabaseGrowthTests {
             uuid: BluetoothUUID(UInt16(truncatingIfNeeded: 0x4000 + index)),
             characteristics: [
                 GATTCharacteristic(
-                    uuid: 0x2A19, properties: [.read, .notify], permissions: .readable, value: .stored([UInt8(index & 0xFF)]))
+                    uuid: 0x2A19, properties: [.read, .notify], permissions: .readable,
+                    value: .stored([UInt8(index & 0xFF)]))
             ])
     }
 
@@ -42,15 +43,20 @@ struct DatabaseGrowthTests {
         var server = GATTServer(database: try AttributeDatabase())
         let handle = server.database.databaseHashHandle
         let request = ATTPDU.readRequest(.init(handle: handle))
-        #expect(server.handle(request, connection: client1) == .respond(.readResponse(.init(value: server.database.hash[...]))))
+        #expect(
+            server.handle(request, connection: client1)
+                == .respond(.readResponse(.init(value: server.database.hash[...]))))
         let first = server.database.hash
         _ = try server.add([Self.service(1)])
         #expect(server.database.hash != first)
-        #expect(server.handle(request, connection: client1) == .respond(.readResponse(.init(value: server.database.hash[...]))))
+        #expect(
+            server.handle(request, connection: client1)
+                == .respond(.readResponse(.init(value: server.database.hash[...]))))
         // Not writable, by Write Request or Command.
         #expect(
             server.handle(.writeRequest(.init(handle: handle, value: [1])), connection: client1)
-                == .respond(.errorResponse(.init(requestOpcode: .writeRequest, handle: handle, errorCode: .writeNotPermitted))))
+                == .respond(
+                    .errorResponse(.init(requestOpcode: .writeRequest, handle: handle, errorCode: .writeNotPermitted))))
     }
 
     @Test("An include still names the lowest-handle match, among existing and new services alike (Part G §3.2)")

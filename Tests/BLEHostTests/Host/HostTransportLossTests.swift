@@ -26,7 +26,9 @@ struct HostTransportLossTests {
         }
     }
 
-    @Test("Pending commands and ATT transactions fail with the transport's error; transportLost, then each link reported down; later calls fail the same way", arguments: Ending.allCases)
+    @Test(
+        "Pending commands and ATT transactions fail with the transport's error; transportLost, then each link reported down; later calls fail the same way",
+        arguments: Ending.allCases)
     func everythingPendingFails(_ ending: Ending) async throws {
         var script = ScriptedController.Script()
         script.silent = [HCI.ReadRSSI.opcode]

@@ -21,7 +21,8 @@ struct DamagedPaths {
     let folder: String
 
     init() {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("swift-ble-damage-\(UUID().uuidString)")
+        folder =
+            FileManager.default.temporaryDirectory.appendingPathComponent("swift-ble-damage-\(UUID().uuidString)")
             .path
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }

@@ -21,7 +21,9 @@ struct FileAccessTests {
         }
     }
 
-    @Test("Reading: every damage is its own typed error (and a FIFO does not block)", arguments: DamagedPaths.Damage.allCases)
+    @Test(
+        "Reading: every damage is its own typed error (and a FIFO does not block)",
+        arguments: DamagedPaths.Damage.allCases)
     func readDamage(_ damage: DamagedPaths.Damage) throws {
         let paths = DamagedPaths()
         defer { paths.remove() }
@@ -93,9 +95,11 @@ struct FileAccessTests {
         #expect(try FileAccess.read(path) == [3])
     }
 
-    @Test("Opening for writing refuses a FIFO (without blocking), a device and a directory", arguments: [
-        DamagedPaths.Damage.fifo, .characterDevice, .directory, .symlinkLoop,
-    ])
+    @Test(
+        "Opening for writing refuses a FIFO (without blocking), a device and a directory",
+        arguments: [
+            DamagedPaths.Damage.fifo, .characterDevice, .directory, .symlinkLoop,
+        ])
     func openForWritingDamage(_ damage: DamagedPaths.Damage) throws {
         let paths = DamagedPaths()
         defer { paths.remove() }
@@ -103,9 +107,11 @@ struct FileAccessTests {
         #expect(throws: FileAccessError.self) { try FileAccess.openForWriting(path, truncate: true) }
     }
 
-    @Test("A capture is never written into a FIFO or a device: cannotCreate, nothing blocks", arguments: [
-        DamagedPaths.Damage.fifo, .characterDevice, .directory,
-    ])
+    @Test(
+        "A capture is never written into a FIFO or a device: cannotCreate, nothing blocks",
+        arguments: [
+            DamagedPaths.Damage.fifo, .characterDevice, .directory,
+        ])
     func captureRefusesNonRegular(_ damage: DamagedPaths.Damage) throws {
         let paths = DamagedPaths()
         defer { paths.remove() }
