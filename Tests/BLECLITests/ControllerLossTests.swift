@@ -7,7 +7,7 @@ private var examples: URL {
         .deletingLastPathComponent().appendingPathComponent("docs/examples")
 }
 
-@Suite("A controller killed under ble serve, subscribe and headset: each reports it and exits non-zero")
+@Suite("A controller killed under ble serve, subscribe, headset and scan: each reports it and exits non-zero")
 struct ControllerLossTests {
     /// "controller 1 listening on tcp-server:127.0.0.1:PORT, address ADDRESS".
     private static func listener(_ line: String) throws -> (port: String, address: String) {
@@ -17,14 +17,14 @@ struct ControllerLossTests {
         return (port, address)
     }
 
-    @Test("SIGKILL of ble controller: serve, a subscriber and a headset each say the controller went away, exit 1")
+    @Test("SIGKILL of ble controller: serve, a subscriber, a headset and a scan each say the controller went away, exit 1")
     func killedController() throws {
         let controller = try BackgroundProcess([
             "controller", "--listen", "tcp-server:127.0.0.1:0", "--listen", "tcp-server:127.0.0.1:0",
-            "--listen", "tcp-server:127.0.0.1:0",
+            "--listen", "tcp-server:127.0.0.1:0", "--listen", "tcp-server:127.0.0.1:0",
         ])
         defer { controller.stop() }
-        let listeners = try controller.lines(3).map(Self.listener)
+        let listeners = try controller.lines(4).map(Self.listener)
         let server = try BackgroundProcess([
             "serve", "--gatt", examples.appendingPathComponent("thermometer.json").path,
             "--transport", "tcp-client:127.0.0.1:\(listeners[0].port)",
@@ -42,10 +42,17 @@ struct ControllerLossTests {
         ])
         defer { headset.stop() }
         _ = try headset.lines(1)
+        let scanner = try BackgroundProcess([
+            "scan", "--duration", "600", "--transport", "tcp-client:127.0.0.1:\(listeners[3].port)",
+        ])
+        defer { scanner.stop() }
+        _ = try scanner.lines(1)
 
         controller.killAbruptly()
 
-        for (name, process) in [("serve", server), ("subscribe", subscriber), ("headset", headset)] {
+        for (name, process) in [
+            ("serve", server), ("subscribe", subscriber), ("headset", headset), ("scan", scanner),
+        ] {
             let status = process.waitForExit()
             #expect(status == 1, "\(name) exited \(status)")
             #expect(
