@@ -78,12 +78,14 @@ let package = Package(
         .target(
             name: "BLECompanion",
             dependencies: [
-                "BLE", "BLEHost", "BLEWire", "BLESimulation",
+                "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
                 logging,
             ]
         ),
-        .target(name: "BLEDevices", dependencies: ["BLECompanion", "BLE", "BLEHost", "BLEWire", "BLESimulation"]),
+        .target(
+            name: "BLEDevices",
+            dependencies: ["BLECompanion", "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation"]),
         // Throughput and air-time benchmarks on two full stacks (`ble bench`, and the tests that
         // pin what they measure).
         .target(
@@ -161,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "BLEBenchmarksTests", dependencies: ["BLEBenchmarks", "BLE", "BLEController", "BLESimulation", "BLEWire"]
         ),
-        .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "ble"]),
+        .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "BLETransport", "ble"]),
         // The seed corpus and every crash reproducer, replayed through their fuzz targets.
         .testTarget(name: "BLEFuzzTests", dependencies: ["BLEFuzzTargets"]),
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.

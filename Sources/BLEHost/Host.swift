@@ -100,6 +100,8 @@ public actor Host {
     let inPlaceTransport: (any InPlaceHCITransport)?
 
     var runState = RunState.idle
+    /// Why the transport ended on its own, once it did (the host then stopped).
+    public private(set) var lostTransport: HCITransportError?
     var commandFlow = CommandFlow()
     var commandTimers: [UInt64: Task<Void, Never>] = [:]
     var acl = ACLScheduler()
@@ -177,6 +179,8 @@ public actor Host {
                     try await transport.send(packet)
                 } catch {
                     await self.sendFailed(packet, error)
+                    // A transport that takes nothing more is as gone as one that ended.
+                    await self.transportLost(error)
                     break
                 }
             }
@@ -194,10 +198,14 @@ public actor Host {
         outgoing.finish()
         writer.cancel()
         for pending in commandFlow.drainAll() { pending.completion.resume(returning: .stopped) }
+        // (`send` turns `.stopped` into `HostError.transport` when the transport was lost.)
         for timer in commandTimers.values { timer.cancel() }
         commandTimers.removeAll()
         for handle in Array(bearers.keys) {
-            failBearer(handle, with: .disconnected(reason: .connectionTerminatedByLocalHost))
+            failBearer(
+                handle,
+                with: lostTransport.map { .transportLost($0) }
+                    ?? .disconnected(reason: .connectionTerminatedByLocalHost))
         }
         transactionWatchdog?.cancel()
         transactionWatchdog = nil
@@ -265,15 +273,35 @@ public actor Host {
     // MARK: Reading
 
     private func readLoop() async {
+        var ending = HCITransportError.closed
         do {
             for try await packet in transport.packets {
                 received(packet)
             }
         } catch {
-            // The transport failed: nothing more will arrive.
-            logger.error("transport failed, host stopping: \(error)")
+            ending = error as? HCITransportError ?? .io("\(error)")
         }
-        if case .running = runState { await stop() }
+        // A stream that ends while the host runs is the controller gone (killed, unplugged,
+        // its socket closed): not a stop anyone asked for.
+        if case .running = runState { await transportLost(ending) }
+    }
+
+    /// The transport to the controller ended on its own: the controller and every link on it
+    /// are gone. `.transportLost` is reported first (so that whoever sees a link go down next
+    /// already knows why), then each link down (Hardware Failure, 0x03: the controller
+    /// failed); the host stops, failing what is pending with the transport's error
+    /// (`HostError.transport`, `ATTBearerError.transportLost`).
+    func transportLost(_ error: HCITransportError) async {
+        guard case .running = runState, lostTransport == nil else { return }
+        lostTransport = error
+        logger.error("the transport to the controller ended (\(error)); the host stops")
+        emit(.transportLost(error))
+        for handle in connections.keys.sorted() {
+            failBearer(handle, with: .transportLost(error))
+            connections[handle] = nil
+            emit(.disconnected(handle: handle, reason: .hardwareFailure))
+        }
+        await stop()
     }
 
     private func received(_ packet: H4Packet) {
@@ -299,7 +327,8 @@ public actor Host {
     /// The packet's payload as a `Value`, or nil — counted in `counter` and logged with the
     /// error and the bytes — when it does not decode.
     private func decoded<Value: WireDecodable>(
-        _ type: Value.Type, _ what: String, from packet: H4Packet, counting counter: WritableKeyPath<HostStatistics, Int>
+        _ type: Value.Type, _ what: String, from packet: H4Packet,
+        counting counter: WritableKeyPath<HostStatistics, Int>
     ) -> Value? {
         do throws(DecodeError) {
             return try Value(decoding: packet.payload)

@@ -1,3 +1,4 @@
+import BLETransport
 import BLEWire
 
 /// A live LE connection as the host knows it (Core 5.4 Vol 4 Part E §7.7.65.1, §7.7.65.10).
@@ -39,6 +40,10 @@ public enum HostEvent: Sendable {
     /// (Core Bluetooth's peripheralIsReady / peripheralManagerIsReady).
     case readyToSend(handle: ConnectionHandle)
     case hardwareError(UInt8)
+    /// The transport to the controller ended on its own (the controller process was killed, the
+    /// dongle unplugged, the socket closed). Every link is reported `.disconnected` (Hardware
+    /// Failure) right after, and then the host stops.
+    case transportLost(HCITransportError)
     /// Any other event, for whoever wants it.
     case other(HCIEvent)
 }

@@ -27,8 +27,17 @@ public struct HostStatistics: Sendable, Equatable, Codable {
     public var commandTimeouts = 0
     /// Commands the host sent on its own (replies, updates, disconnects) that failed.
     public var failedCommands = 0
+    /// Data Buffer Overflow events: ACL packets the controller dropped although this host kept
+    /// to its credits (Core 5.4 Vol 4 Part E §7.7.26) — a controller fault; the data is lost.
+    public var controllerBufferOverflows = 0
     /// Packets the transport did not take.
     public var failedSends = 0
+    /// ATT PDUs that need no answer (commands, notifications, indications) dropped because
+    /// they did not decode or were longer than the ATT_MTU (Core 5.4 Vol 3 Part F §3.2.8).
+    public var droppedATTPDUs = 0
+    /// ATT responses our server built longer than the ATT_MTU, sent as Unlikely Error instead
+    /// (Core 5.4 Vol 3 Part F §3.2.8; a server bug if it ever moves).
+    public var oversizedResponses = 0
 
     public init() {}
 }

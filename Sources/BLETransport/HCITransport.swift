@@ -1,7 +1,7 @@
 import BLEWire
 
 /// Why a transport stopped.
-public enum HCITransportError: Error, Sendable, Equatable {
+public enum HCITransportError: Error, Sendable, Hashable {
     /// The byte stream from the controller was not H4 (Core 5.4 Vol 4 Part A §2); the transport
     /// closed.
     case malformedStream(String)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLETransport
 import BLEWire
 import Foundation
 
@@ -153,9 +154,9 @@ struct BTSnoopPrinter {
     func print(path: String) throws(DecodeFailure) {
         let bytes: [UInt8]
         do {
-            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            bytes = try FileAccess.read(path)
         } catch {
-            throw DecodeFailure(message: "cannot read \(path): \((error as NSError).localizedDescription)")
+            throw DecodeFailure(message: "cannot read \(error)")
         }
         var reader: BTSnoopReader
         do {

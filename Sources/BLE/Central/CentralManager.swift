@@ -1,5 +1,6 @@
 import BLEController
 import BLEHost
+import BLETransport
 import BLEWire
 import Foundation
 
@@ -88,6 +89,10 @@ public actor CentralManager: PoweredManager {
 
     // MARK: Power
 
+    /// Why the controller is gone, once the transport to it ended on its own (the state is then
+    /// `.poweredOff` for good, and calls that need the radio throw `.host(.transport(_))`).
+    public var lostTransport: HCITransportError? { power.lostTransport }
+
     /// The state now, then every change.
     public func stateUpdates() -> EventStream<ManagerState> {
         power.updates()
@@ -123,6 +128,18 @@ public actor CentralManager: PoweredManager {
 
     func finishStreams() {
         eventSink.finish()
+    }
+
+    /// The transport to the controller ended (each link is reported down right after): the
+    /// radio is gone for good — the scan ends, a connection attempt fails (Hardware Failure).
+    func transportLost(_ error: HCITransportError) {
+        guard power.transportLost(error) else { return }
+        stack.host.logger.error("central manager: the controller is gone (\(error)); state \(state)")
+        let active = scan
+        scan = nil
+        controllerScanning = false
+        active?.continuation.finish()
+        settleAttempt(.failed(.hardwareFailure))
     }
 
     func checkPoweredOn() throws(BLEError) { try power.checkPoweredOn() }
@@ -196,7 +213,8 @@ public actor CentralManager: PoweredManager {
             return true
         case .connectionUpdated, .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .hardwareError, .other:
             return true
-        case .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected:
+        case .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected,
+            .transportLost:
             return false
         }
     }
@@ -219,6 +237,8 @@ public actor CentralManager: PoweredManager {
             await links[handle]?.receivedValue(value, attributeHandle: attributeHandle)
         case .readyToSend(let handle):
             await links[handle]?.becameReady(handle)
+        case .transportLost(let error):
+            transportLost(error)
         case .connectionUpdated, .encryptionChanged, .longTermKeyRequest,
             .attMTUChanged, .hardwareError, .other:
             return

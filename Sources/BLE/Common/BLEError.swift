@@ -124,6 +124,7 @@ extension BLEError {
         case .transactionTimeout: self = .transactionTimeout
         case .protocolViolation(let what): self = .protocolViolation(what)
         case .pduTooLong(let length, let mtu): self = .valueTooLong(length: length, maximum: mtu)
+        case .transportLost(let error): self = .host(.transport(error))
         }
     }
 }

@@ -1,4 +1,5 @@
 import BLEHost
+import BLETransport
 
 /// A manager's power: its `PowerStateMachine`, the listeners of its state and the callers
 /// waiting out a reset — what `CentralManager` and `PeripheralManager` share. Lives inside the
@@ -11,6 +12,7 @@ struct ManagerPower {
     var state: ManagerState { machine.state }
     var isClosed: Bool { machine.isClosed }
     var hostStarted: Bool { machine.hostStarted }
+    var lostTransport: HCITransportError? { machine.lostTransport }
 
     /// The state now, then every change.
     mutating func updates() -> EventStream<ManagerState> {
@@ -37,6 +39,8 @@ struct ManagerPower {
     mutating func powerOff() -> Bool { apply { $0.powerOff() } }
 
     mutating func close() { machine.close() }
+
+    mutating func transportLost(_ error: HCITransportError) -> Bool { apply { $0.transportLost(error) } }
 
     /// Keeps `waiter` until the reset under way ends.
     mutating func waitOutReset(_ waiter: WaiterQueue.Waiter) {

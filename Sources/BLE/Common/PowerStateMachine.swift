@@ -1,3 +1,5 @@
+import BLETransport
+
 /// The power rules a manager follows (Core Bluetooth's `CBManagerState`), one input at a time:
 /// the first power-on starts the host (HCI Reset and initialisation, Core 5.4 Vol 4 Part E
 /// §7.3.2, while `.resetting`); later ones only switch the radio back on; a host that cannot be
@@ -15,6 +17,9 @@ struct PowerStateMachine: Hashable {
         case on
         /// The host could not be brought up.
         case unsupported
+        /// The transport to the controller ended on its own (the controller was killed or
+        /// unplugged): the host stopped and cannot start again. Reported as `.poweredOff`.
+        case transportLost(HCITransportError)
     }
 
     /// What a power-on asks of the manager.
@@ -35,18 +40,24 @@ struct PowerStateMachine: Hashable {
 
     var state: ManagerState {
         switch phase {
-        case .off: .poweredOff
+        case .off, .transportLost: .poweredOff
         case .starting: .resetting
         case .on: .poweredOn
         case .unsupported: .unsupported
         }
     }
 
+    /// Why the controller is gone, once its transport ended.
+    var lostTransport: HCITransportError? {
+        if case .transportLost(let error) = phase { return error }
+        return nil
+    }
+
     /// A first power-on brought the host up.
     var hostStarted: Bool {
         switch phase {
         case .on, .off(hostStarted: true): true
-        case .off(hostStarted: false), .starting, .unsupported: false
+        case .off(hostStarted: false), .starting, .unsupported, .transportLost: false
         }
     }
 
@@ -62,6 +73,8 @@ struct PowerStateMachine: Hashable {
             return .done
         case .unsupported:
             return .fail(.notPoweredOn(.unsupported))
+        case .transportLost(let error):
+            return .fail(.host(.transport(error)))
         case .off(hostStarted: false):
             phase = .starting
             return .startHost
@@ -87,9 +100,18 @@ struct PowerStateMachine: Hashable {
         isClosed = true
     }
 
+    /// The transport to the controller ended: whatever the phase, the radio is gone for good
+    /// (true when this is news: the manager then fails what it was doing).
+    mutating func transportLost(_ error: HCITransportError) -> Bool {
+        if case .transportLost = phase { return false }
+        phase = .transportLost(error)
+        return true
+    }
+
     /// Throws unless the manager is open and powered on.
     func checkPoweredOn() throws(BLEError) {
         guard !isClosed else { throw .closed }
+        if case .transportLost(let error) = phase { throw .host(.transport(error)) }
         guard phase == .on else { throw .notPoweredOn(state) }
     }
 }

@@ -1,4 +1,5 @@
 import BLEHost
+import BLETransport
 import BLEWire
 
 /// The host's and the GATT server's events, read in order (connections, subscriptions, Write
@@ -9,7 +10,7 @@ extension PeripheralManager {
         // not use are dropped in place, without a task resumption each.
         let hostEvents = OrderedEventPump<HostEvent> { [weak self] event in
             switch event {
-            case .connected, .disconnected: return false
+            case .connected, .disconnected, .transportLost: return false
             case .readyToSend:
                 self?.inPlace(passing: ()) { manager, _ in manager.checkReadiness() }
                 return true
@@ -64,6 +65,11 @@ extension PeripheralManager {
             await linkDown(handle, reason: reason)
         case .readyToSend:
             checkReadiness()
+        case .transportLost(let error):
+            // The radio is gone for good; each link is reported down right after.
+            guard power.transportLost(error) else { return }
+            advertisement = nil
+            stack.host.logger.error("peripheral manager: the controller is gone (\(error)); state \(state)")
         case .advertisingReport, .extendedAdvertisingReport, .connectionFailed, .connectionUpdated,
             .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .notification, .indication,
             .hardwareError, .other:

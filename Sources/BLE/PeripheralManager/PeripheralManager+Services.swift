@@ -121,7 +121,7 @@ extension PeripheralManager {
     /// A snapshot of the published characteristic whose value is at `valueHandle`: its stored
     /// value, whether a central subscribed, its descriptors.
     func characteristicSnapshot(valueHandle: UInt16) -> Characteristic? {
-        guard let entry = published.values.first(where: { $0.handles.range.contains(valueHandle) }),
+        guard let entry = publishedService(containing: valueHandle),
             let handles = entry.handles.characteristics.first(where: { $0.valueHandle == valueHandle })
         else { return nil }
         let (properties, value, descriptorValues) = server.withServer { server in
@@ -147,10 +147,17 @@ extension PeripheralManager {
             descriptors: descriptors, owner: owner)
     }
 
+    /// The published service whose range holds `handle`: the database finds it by binary
+    /// search (a scan of `published` would make publishing n services cost n²).
+    func publishedService(containing handle: UInt16) -> PublishedService? {
+        let start = server.withServer { $0.database.service(containing: handle)?.range.lowerBound }
+        return start.flatMap { published[$0] }
+    }
+
     /// The published characteristic `characteristic` names, and its definition.
     func locate(_ characteristic: Characteristic) throws(BLEError) -> (PublishedService, GATTCharacteristic) {
         guard characteristic.owner == owner,
-            let entry = published.values.first(where: { $0.handles.range.contains(characteristic.handle) }),
+            let entry = publishedService(containing: characteristic.handle),
             let index = entry.handles.characteristics.firstIndex(where: { $0.valueHandle == characteristic.handle })
         else { throw .unknownAttribute }
         return (entry, entry.definition.characteristics[index])

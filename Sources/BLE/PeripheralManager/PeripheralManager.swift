@@ -1,4 +1,5 @@
 import BLEHost
+import BLETransport
 import BLEWire
 import Foundation
 
@@ -102,6 +103,10 @@ public actor PeripheralManager: PoweredManager {
     }
 
     // MARK: Power
+
+    /// Why the controller is gone, once the transport to it ended on its own (the state is then
+    /// `.poweredOff` for good, and calls that need the radio throw `.host(.transport(_))`).
+    public var lostTransport: HCITransportError? { power.lostTransport }
 
     /// The state now, then every change.
     public func stateUpdates() -> EventStream<ManagerState> {

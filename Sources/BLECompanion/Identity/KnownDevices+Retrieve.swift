@@ -16,22 +16,23 @@ extension KnownDevices {
     ///
     /// The result keeps the order of `identifiers`; devices not found in time are missing, as
     /// in Core Bluetooth. The scan, when one is needed, replaces one the central had running.
+    /// Throws `BLEError` when the scan fails and `KnownDevicesError` when the registry cannot be
+    /// read or updated (never taken for "not known").
     public func retrievePeripherals(
         withIdentifiers identifiers: [UUID], on central: CentralManager, timeout: Duration = .seconds(10),
         clock: any Clock<Duration>
-    ) async throws(BLEError) -> [Peripheral] {
+    ) async throws -> [Peripheral] {
         let seen = await central.retrievePeripherals(withIdentifiers: identifiers)
         let seenIdentifiers = Set(seen.map(\.identifier))
         var keys: [UUID: DeviceKey] = [:]
         for identifier in identifiers where !seenIdentifiers.contains(identifier) {
-            // A registry that cannot be read knows nothing: the identifier is left out.
-            if let device = try? device(withIdentifier: identifier) { keys[identifier] = device.key }
+            if let device = try device(withIdentifier: identifier) { keys[identifier] = device.key }
         }
         var found: [DeviceKey: Discovery] = [:]
         if !keys.isEmpty {
             found = try await DeviceSearch.find(
                 Set(keys.values), on: central, identification: identification, timeout: timeout, clock: clock)
-            for discovery in found.values { _ = try? observe(discovery) }
+            for discovery in found.values { try observe(discovery) }
         }
         var result: [Peripheral] = []
         var returned: Set<UUID> = []
@@ -46,13 +47,15 @@ extension KnownDevices {
 
     /// Searches for one known device by key (a scan that ends when it is seen or after
     /// `timeout`), updating its record — re-bound if its address changed. Nil when not seen.
+    /// Throws `BLEError` when the scan fails and `KnownDevicesError` when the record cannot be
+    /// updated.
     public func find(
         _ key: DeviceKey, on central: CentralManager, timeout: Duration = .seconds(10), clock: any Clock<Duration>
-    ) async throws(BLEError) -> Discovery? {
+    ) async throws -> Discovery? {
         let found = try await DeviceSearch.find(
             [key], on: central, identification: identification, timeout: timeout, clock: clock)
         guard let discovery = found[key] else { return nil }
-        _ = try? observe(discovery)
+        try observe(discovery)
         return discovery
     }
 }

@@ -1,4 +1,5 @@
 import BLE
+import BLETransport
 import Foundation
 import GRDB
 
@@ -23,11 +24,20 @@ public final class KnownDevices: Sendable {
 
     /// Opens the registry at `path`, creating the file if there is none and migrating an older
     /// one. A file that is not a registry is left untouched and reported as
-    /// `.notADatabase`; one written by a newer version as `.newerSchema`.
+    /// `.notADatabase`; one written by a newer version as `.newerSchema`; a path that is not a
+    /// regular file (a directory, a FIFO, a device), cannot be followed (a symbolic link loop)
+    /// or may not be opened as `.cannotOpen`.
     public convenience init(
         path: String, identification: DeviceIdentification = DeviceIdentification(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(KnownDevicesError) {
+        // SQLite would open a FIFO and wait on it, and take a device for a file: only a
+        // regular file, or nothing (created), is opened.
+        do {
+            try FileAccess.checkReplaceable(path)
+        } catch {
+            throw KnownDevicesError.cannotOpen(path: path, detail: error.reason)
+        }
         let database: DatabaseQueue
         do {
             database = try DatabaseQueue(path: path)

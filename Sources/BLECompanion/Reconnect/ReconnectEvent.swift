@@ -35,6 +35,9 @@ public enum ReconnectEvent: Sendable, Equatable {
     case attempting(Int)
     /// The device was found at a new address; its record was re-bound.
     case rebound(old: KnownDevice, new: KnownDevice)
+    /// The registry could not be read or written (a damaged or unreachable database): the
+    /// reconnector goes on, but the record was not looked up or not brought up to date.
+    case registryFailed(KnownDevicesError)
     case attemptFailed(attempt: Int, ReconnectFailure)
     case connected(Peripheral, attempt: Int)
     /// `maximumAttempts` failed; the reconnector stopped.

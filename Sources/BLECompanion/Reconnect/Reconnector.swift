@@ -104,8 +104,16 @@ public actor Reconnector {
             beginRecovery()
         case .connected(let peripheral):
             // The app connected the device itself.
-            guard case .watching = phase, (try? registry.device(withIdentifier: peripheral.identifier))?.key == key
-            else { return }
+            guard case .watching = phase else { return }
+            let known: KnownDevice?
+            do {
+                known = try registry.device(withIdentifier: peripheral.identifier)
+            } catch {
+                // Not taken for "not ours" silently: reported, and the connection left alone.
+                eventSink.yield(.registryFailed(error))
+                return
+            }
+            guard known?.key == key else { return }
             phase = .connected(peripheral)
         case .failedToConnect:
             return
@@ -216,7 +224,9 @@ public actor Reconnector {
             case nil: return .failed(.unknownDevice)
             }
         } catch {
-            // The registry could not be written: the device is still reconnected.
+            // The registry could not be written: the device is still reconnected, and the
+            // failure is reported.
+            eventSink.yield(.registryFailed(error))
         }
         do {
             try await central.connect(discovery.peripheral, options: policy.connectOptions)

@@ -1,3 +1,4 @@
+import BLETransport
 import Foundation
 
 #if canImport(Glibc)
@@ -10,6 +11,10 @@ import Foundation
 /// when it starts again. Records are replaced by writing a temporary file, syncing it, renaming
 /// it over the old one and syncing the directory: a crash at any point leaves the old or the new
 /// record, never a torn one.
+///
+/// Every file goes through `FileAccess`: a record that is there but cannot be read (a symbolic
+/// link loop, no permission, a directory or FIFO in its place, an I/O error) is an error, never
+/// taken for a record not written yet — which would make the store start afresh over it.
 public final class DirectoryFlashStorage: FlashStorage {
     public let directory: URL
 
@@ -28,29 +33,41 @@ public final class DirectoryFlashStorage: FlashStorage {
     }
 
     public func read(_ record: FlashRecord) throws(FlashStorageError) -> [UInt8]? {
-        let path = url(record).path
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .io("cannot read \(path)") }
-        return [UInt8](data)
+        do {
+            return try FileAccess.readIfPresent(url(record).path)
+        } catch {
+            throw .file(error)
+        }
     }
 
     public func replace(_ record: FlashRecord, with bytes: [UInt8]) throws(FlashStorageError) {
-        let target = url(record)
-        let temporary = directory.appendingPathComponent(record.fileName + ".tmp")
-        try writeSynced(bytes, to: temporary.path, flags: O_WRONLY | O_CREAT | O_TRUNC)
-        guard rename(temporary.path, target.path) == 0 else { throw .io("rename to \(target.path): errno \(errno)") }
-        try syncDirectory()
+        do {
+            try FileAccess.writeAtomically(bytes, to: url(record).path)
+        } catch {
+            throw .file(error)
+        }
     }
 
     public func append(_ bytes: [UInt8], to record: FlashRecord) throws(FlashStorageError) {
-        try writeSynced(bytes, to: url(record).path, flags: O_WRONLY | O_CREAT | O_APPEND)
+        let path = url(record).path
+        let descriptor = try openRegular(path)
+        defer { close(descriptor) }
+        guard lseek(descriptor, 0, SEEK_END) >= 0 else { throw .io("seek \(path): errno \(errno)") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                write(descriptor, buffer.baseAddress.map { $0 + written }, bytes.count - written)
+            }
+            guard count > 0 else { throw .io("write \(path): errno \(errno)") }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else { throw .io("fsync \(path): errno \(errno)") }
     }
 
     public func truncate(_ record: FlashRecord, to length: Int) throws(FlashStorageError) {
         let path = url(record).path
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        let descriptor = open(path, O_WRONLY)
-        guard descriptor >= 0 else { throw .io("open \(path): errno \(errno)") }
+        guard FileAccess.entryExists(path) else { return }
+        let descriptor = try openRegular(path)
         defer { close(descriptor) }
         guard ftruncate(descriptor, off_t(max(0, length))) == 0, fsync(descriptor) == 0 else {
             throw .io("truncate \(path): errno \(errno)")
@@ -63,19 +80,14 @@ public final class DirectoryFlashStorage: FlashStorage {
         try syncDirectory()
     }
 
-    private func writeSynced(_ bytes: [UInt8], to path: String, flags: Int32) throws(FlashStorageError) {
-        let descriptor = open(path, flags, 0o644)
-        guard descriptor >= 0 else { throw .io("open \(path): errno \(errno)") }
-        defer { close(descriptor) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress.map { $0 + written }, bytes.count - written)
-            }
-            guard count > 0 else { throw .io("write \(path): errno \(errno)") }
-            written += count
+    /// The regular file at `path` opened for writing (created when absent), never a FIFO or
+    /// device in its place.
+    private func openRegular(_ path: String) throws(FlashStorageError) -> Int32 {
+        do {
+            return try FileAccess.openForWriting(path, truncate: false)
+        } catch {
+            throw .file(error)
         }
-        guard fsync(descriptor) == 0 else { throw .io("fsync \(path): errno \(errno)") }
     }
 
     /// Makes a rename or unlink durable (the directory entry itself is data).

@@ -92,7 +92,8 @@ public final class FirmwareFlash: Sendable {
     private let sleep: (@Sendable (Duration) async throws -> Void)?
 
     /// Opens the store on `storage`: loads the slot table (writing `factoryImage` into slot A on
-    /// first use) and any staging in progress, trimming bytes its record does not count and
+    /// first use — when the storage holds no record at all; a table that cannot be read, or is
+    /// missing beside other records, is an error, never a reset) and any staging in progress, trimming bytes its record does not count and
     /// dropping staging that a completed swap made stale.
     public init(
         storage: any FlashStorage, factoryImage: FirmwareImage, configuration: Configuration = .init(),
@@ -109,6 +110,16 @@ public final class FirmwareFlash: Sendable {
         if let stored = try storage.readRecord(SlotTable.self, from: .slotTable) {
             table = stored
         } else {
+            // Only a store with nothing in it is new. A slot or a staging record without the
+            // table is damage (the table was deleted): starting afresh would overwrite slot A —
+            // unless slot A holds the factory image itself (a first start cut short before its
+            // table was written), which loses nothing.
+            for record in [FlashRecord.slot(.a), .slot(.b), .staging] {
+                let bytes = try storage.read(record)
+                guard bytes == nil || (record == .slot(.a) && bytes == factoryImage.bytes) else {
+                    throw .corrupt("\(FlashRecord.slotTable.fileName) is missing but \(record.fileName) is there")
+                }
+            }
             try storage.replace(.slot(.a), with: factoryImage.bytes)
             table = SlotTable(
                 active: .a, version: factoryImage.version.description, sha256: factoryImage.sha256,

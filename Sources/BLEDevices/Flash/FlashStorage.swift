@@ -1,3 +1,5 @@
+import BLETransport
+
 /// The non-volatile memory under a device's firmware store: two image slots and two small
 /// records (which slot is active; how far the staging has come). Each operation is the unit a
 /// power loss can interrupt, so the store orders them to stay consistent at every cut.
@@ -46,6 +48,8 @@ public enum FlashStorageError: Error, Sendable, Hashable, CustomStringConvertibl
     case powerLost
     /// A file operation failed.
     case io(String)
+    /// A record's file is there but cannot be read or written as one (what is wrong with it).
+    case file(FileAccessError)
     /// A record's bytes do not decode.
     case corrupt(String)
 
@@ -53,6 +57,7 @@ public enum FlashStorageError: Error, Sendable, Hashable, CustomStringConvertibl
         switch self {
         case .powerLost: "power lost"
         case .io(let what): "storage I/O failed: \(what)"
+        case .file(let error): "storage file \(error)"
         case .corrupt(let what): "corrupt storage: \(what)"
         }
     }

@@ -86,6 +86,8 @@ package struct ATTBearer {
     private(set) var request = RequestSlot.idle
     private(set) var indication = IndicationSlot.idle
     private(set) var incoming = IncomingSlot.idle
+    /// The peer's Exchange MTU was answered once: later ones leave the ATT_MTU alone.
+    private var exchangedAsServer = false
     private var nextTransactionID: UInt64 = 0
 
     init(preferredMTU: Int, transactionTimeout: Duration = .seconds(30)) {
@@ -133,9 +135,25 @@ package struct ATTBearer {
         .handleValueNotification(.init(handle: attributeHandle, value: ArraySlice(value.prefix(mtu - 3))))
     }
 
-    /// A response's frame, sized for the ATT_MTU; nil when the response does not fit it.
-    func frame(response pdu: ATTPDU) -> [UInt8]? {
-        try? Host.attFrame(pdu, mtu: mtu).get()
+    /// A response's frame, sized for the ATT_MTU, and — when the response did not fit it (a
+    /// server bug: §3.2.8 forbids sending it) — why it was replaced by an Error Response,
+    /// Unlikely Error, to the request it answers: nothing goes out longer than the ATT_MTU.
+    func frame(response pdu: ATTPDU) -> (frame: [UInt8], oversized: ATTBearerError?) {
+        switch Host.attFrame(pdu, mtu: mtu) {
+        case .success(let frame):
+            return (frame, nil)
+        case .failure(let error):
+            let request: ATTOpcode
+            if case .errorResponse(let answer) = pdu {
+                request = answer.requestOpcode
+            } else {
+                request = pdu.opcode.pairedRequest ?? pdu.opcode
+            }
+            let replacement = ATTPDU.errorResponse(.init(requestOpcode: request, handle: 0, errorCode: .unlikelyError))
+            // An Error Response (5 octets) fits every ATT_MTU (at least 23).
+            let frame = (try? Host.attFrame(replacement, mtu: mtu).get()) ?? []
+            return (frame, error)
+        }
     }
 
     // MARK: The peer's PDUs
@@ -144,13 +162,20 @@ package struct ATTBearer {
     /// its kind.
     mutating func receive(bytes payload: ArraySlice<UInt8>) -> Inbound {
         guard let (opcode, kind) = ATTPDU.peek(payload) else { return .ignore }
-        guard let pdu = try? ATTPDU(decoding: payload) else {
+        // §3.2.8: no PDU is longer than the ATT_MTU. One that is, is malformed — whatever its
+        // fields say (a Prepare Write part past ATT_MTU − 5 would be echoed past the ATT_MTU,
+        // §3.4.6.1–§3.4.6.2) — and is judged as a PDU that does not decode.
+        let fits = payload.count <= mtu
+        guard fits, let pdu = try? ATTPDU(decoding: payload) else {
             switch kind {
             case .request:
                 // A malformed request gets Invalid PDU (§3.4.1.1), unless one is already
                 // being served (then it is pipelined as well as malformed).
                 guard incoming == .idle else { return .close(.protocolViolation("pipelined request")) }
-                return .respond(.errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: .invalidPDU)))
+                // §3.4.1.1: an opcode this server does not know is Request Not Supported, even
+                // when its parameters are odd.
+                let code: ATTErrorCode = opcode.isKnown ? .invalidPDU : .requestNotSupported
+                return .respond(.errorResponse(.init(requestOpcode: opcode, handle: 0, errorCode: code)))
             case .response, .confirmation:
                 return .close(.protocolViolation("malformed \(opcode)"))
             case .command, .notification, .indication:
@@ -214,6 +239,11 @@ package struct ATTBearer {
     mutating func serverAnswered(_ response: ATTPDU?, to request: ATTPDU) -> ServerAnswer {
         incoming = .idle
         if case .exchangeMTURequest(let asked) = request, case .exchangeMTUResponse(let answer)? = response {
+            // §3.4.2.1: a client sends one Exchange MTU per connection. A second is answered
+            // (the GATT server gives the same Server Rx MTU) but changes nothing: the ATT_MTU
+            // both ends agreed on stays.
+            guard !exchangedAsServer else { return ServerAnswer(response: .exchangeMTUResponse(answer), mtu: nil) }
+            exchangedAsServer = true
             mtu = Self.exchangedMTU(clientRxMTU: Int(asked.clientRxMTU), serverRxMTU: Int(answer.serverRxMTU))
             return ServerAnswer(response: .exchangeMTUResponse(answer), mtu: mtu)
         }

@@ -1,3 +1,4 @@
+import BLETransport
 import BLEWire
 
 /// Why an ATT transaction did not complete (Core 5.4 Vol 3 Part F §3.3).
@@ -11,6 +12,8 @@ public enum ATTBearerError: Error, Sendable, Equatable {
     case protocolViolation(String)
     /// The PDU does not fit the bearer's current ATT_MTU.
     case pduTooLong(length: Int, mtu: Int)
+    /// The transport to the controller ended: the link went with it.
+    case transportLost(HCITransportError)
 }
 
 /// What GATT client procedures need from an ATT bearer (Core 5.4 Vol 3 Part F §3.3, Part G §4):

@@ -16,7 +16,9 @@ extension Host {
     private func performRequest(_ pdu: ATTPDU, on handle: ConnectionHandle) async -> Result<ATTPDU, ATTBearerError> {
         // One request outstanding per bearer (§3.3.2): later callers wait their turn.
         while !requestSlotFree(handle) {
-            await WaiterQueue.wait(unless: { requestSlotFree(handle) }) { bearers.values[bearers.index(forKey: handle)!].requestWaiters.append($0) }
+            await WaiterQueue.wait(unless: { requestSlotFree(handle) }) {
+                bearers.values[bearers.index(forKey: handle)!].requestWaiters.append($0)
+            }
         }
         guard hasBearer(handle) else { return .failure(.disconnected(reason: .unknownConnectionIdentifier)) }
         let (id, frame): (UInt64, [UInt8])
@@ -148,7 +150,8 @@ extension Host {
         switch bearers.values[bearers.index(forKey: handle)!].machine.receive(bytes: payload) {
         case .serve(let request):
             guard let server = attServer else {
-                return answer(bearers.values[bearers.index(forKey: handle)!].machine.answerWithoutServer(request), on: handle)
+                return answer(
+                    bearers.values[bearers.index(forKey: handle)!].machine.answerWithoutServer(request), on: handle)
             }
             spawn { await self.serve(request: request, on: handle, with: server) }
         case .command(let pdu):
@@ -175,7 +178,12 @@ extension Host {
         case .respond(let pdu):
             respond(pdu, on: handle)
         case .ignore:
-            return
+            // An empty PDU, or a command, notification or indication that is malformed or
+            // longer than the ATT_MTU (§3.2.8, §3.3: nothing to answer).
+            statistics.droppedATTPDUs += 1
+            logger.notice(
+                "dropped an ATT PDU on link \(handle.rawValue) that does not decode or exceeds the ATT_MTU: \(Hex.string(payload.prefix(32)))"
+            )
         case .close(let error):
             violation(handle, error)
         }
@@ -215,13 +223,16 @@ extension Host {
     // MARK: Plumbing
 
     private func respond(_ pdu: ATTPDU, on handle: ConnectionHandle) {
-        // The server builds answers within the MTU; the frame is sized for it.
-        let frame = bearers.index(forKey: handle).flatMap { bearers.values[$0].machine.frame(response: pdu) }
-        if let frame {
-            sendL2CAPFrame(frame, on: handle, priority: .response)
-        } else {
-            sendL2CAP(pdu.encoded, channel: .att, on: handle, priority: .response)
+        // The server builds answers within the ATT_MTU; one that is not is never sent as it is
+        // (§3.2.8): the bearer puts an Error Response in its place.
+        guard let index = bearers.index(forKey: handle) else { return }
+        let (frame, oversized) = bearers.values[index].machine.frame(response: pdu)
+        if let oversized {
+            statistics.oversizedResponses += 1
+            logger.warning(
+                "\(pdu.opcode) on link \(handle.rawValue) replaced by Unlikely Error: \(oversized)")
         }
+        sendL2CAPFrame(frame, on: handle, priority: .response)
     }
 
     /// The bearer took a new ATT_MTU: the connection and the application hear of it (the
@@ -240,7 +251,8 @@ extension Host {
     /// Resumes writers waiting for room on links that have it, and reports readiness.
     func wakeReadinessWaiters() {
         guard readinessInterest > 0 else { return }
-        for handle in bearers.keys where acl.isReady(handle) && bearers.values[bearers.index(forKey: handle)!].awaitsReadiness {
+        for handle in bearers.keys
+        where acl.isReady(handle) && bearers.values[bearers.index(forKey: handle)!].awaitsReadiness {
             bearers.values[bearers.index(forKey: handle)!].readinessReportWanted = false
             readinessInterest -= 1
             bearers.values[bearers.index(forKey: handle)!].readinessWaiters.resumeAll()

@@ -35,7 +35,7 @@ extension Host {
             // A controller may answer any command with Command Status (e.g. Unknown HCI Command).
             throw .commandFailed(C.opcode, status.isSuccess ? .unspecifiedError : status)
         case .timedOut: throw .commandTimeout(C.opcode)
-        case .stopped: throw .stopped
+        case .stopped: throw stoppedError
         }
     }
 
@@ -50,9 +50,12 @@ extension Host {
             let status = complete.status ?? .unspecifiedError
             if !status.isSuccess { throw .commandFailed(C.opcode, status) }
         case .timedOut: throw .commandTimeout(C.opcode)
-        case .stopped: throw .stopped
+        case .stopped: throw stoppedError
         }
     }
+
+    /// Why a command could not run on a stopped host: its transport's end, when that stopped it.
+    var stoppedError: HostError { lostTransport.map { .transport($0) } ?? .stopped }
 
     /// Queues a command packet, sends it when the controller has a credit, and waits for its
     /// completion or the command timeout.

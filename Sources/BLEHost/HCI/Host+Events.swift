@@ -25,6 +25,13 @@ extension Host {
                 change.connectionHandle, enabled: change.encryptionEnabled != .off, status: change.status)
         case .hardwareError(let error):
             emit(.hardwareError(error.hardwareCode))
+        case .dataBufferOverflow:
+            // Vol 4 Part E §7.7.26: the controller had no buffer for an ACL packet this host
+            // sent within its credits — the packet, and the PDU it belonged to, are lost.
+            statistics.controllerBufferOverflows += 1
+            logger.warning(
+                "the controller dropped an ACL packet: Data Buffer Overflow (its buffers are not as announced)")
+            emit(.other(event))
         case .le(let meta):
             handle(meta, event: event)
         default:

@@ -47,10 +47,16 @@ public final class PacketCapture: Sendable {
 
     private let state: Mutex<State>
 
-    /// Creates (or truncates) the file at `path` and writes the btsnoop file header.
+    /// Creates (or truncates) the regular file at `path` and writes the btsnoop file header.
     public init(path: String) throws(PacketCaptureError) {
-        let descriptor = openFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
-        guard descriptor >= 0 else { throw .cannotCreate(path: path, reason: errnoDescription()) }
+        // A FIFO, a device or a directory at the path is refused, never opened for writing
+        // and truncated (nor waited on: a FIFO without a reader would block).
+        let descriptor: Int32
+        do {
+            descriptor = try FileAccess.openForWriting(path, truncate: true)
+        } catch {
+            throw .cannotCreate(path: path, reason: error.reason)
+        }
         if let reason = writeFully(descriptor, BTSnoopWriter.fileHeader(datalink: .h4)) {
             closeDescriptor(descriptor)
             throw .cannotCreate(path: path, reason: reason)
@@ -114,21 +120,4 @@ public final class PacketCapture: Sendable {
             return state.failure
         }
     }
-}
-
-/// Writes all of `bytes`, retrying short writes and interruptions; the error's text on failure.
-private func writeFully(_ descriptor: Int32, _ bytes: [UInt8]) -> String? {
-    var written = 0
-    while written < bytes.count {
-        let result = bytes.withUnsafeBytes { buffer in
-            write(descriptor, buffer.baseAddress.map { $0 + written }, bytes.count - written)
-        }
-        if result < 0 {
-            if errno == EINTR { continue }
-            return errnoDescription()
-        }
-        if result == 0 { return "the file accepts no more octets" }
-        written += result
-    }
-    return nil
 }

@@ -45,7 +45,10 @@ struct DeviceArguments: ParsableArguments {
                 await central.close()
                 return result
             } catch {
+                // Whatever failed, a controller that went away is the reason to report.
+                let lost = await central.lostTransport
                 await central.close()
+                if let lost { throw ControllerLost(error: lost) }
                 throw error
             }
         }

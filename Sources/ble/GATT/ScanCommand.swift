@@ -59,6 +59,8 @@ struct ScanCommand: AsyncParsableCommand {
                     Console.out(json ? try Self.json(discovery) : Self.line(discovery))
                 }
                 timer.cancel()
+                // The scan also ends when the controller goes away: that is a failure.
+                if let lost = await central.lostTransport { throw ControllerLost(error: lost) }
                 await central.close()
             } catch {
                 await central.close()

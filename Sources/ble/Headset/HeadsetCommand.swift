@@ -104,10 +104,11 @@ struct HeadsetCommand: AsyncParsableCommand {
                 }
                 let headset = try await options.start(on: manager, mac: mac, storage: storage, session: session)
                 Console.out("headset \(mac) advertising \"HEADSET\", firmware \(headset.flash.activeVersion)")
-                let reason = await Self.serve(headset, session: session, duration: seconds, signals: signals)
-                Console.err("stopping: \(reason)")
+                let ending = await Self.serve(
+                    headset, manager: manager, session: session, duration: seconds, signals: signals)
                 await headset.stop()
                 await manager.close()
+                Console.err("stopping: \(try ending.get())")
             } catch {
                 await manager.close()
                 throw error
@@ -132,27 +133,34 @@ struct HeadsetCommand: AsyncParsableCommand {
         }
     }
 
-    /// Prints the headset's activity until a signal or the duration ends it.
+    /// Prints the headset's activity until a signal or the duration ends it (why, as a string),
+    /// or the controller goes away (`ControllerLost`).
     private static func serve(
-        _ headset: VirtualHeadset, session: RadioSession, duration: Double?, signals: StopSignals
-    ) async -> String {
-        let (stops, sink) = AsyncStream.makeStream(of: String.self)
+        _ headset: VirtualHeadset, manager: PeripheralManager, session: RadioSession, duration: Double?,
+        signals: StopSignals
+    ) async -> Result<String, ControllerLost> {
+        let (stops, sink) = AsyncStream.makeStream(of: Result<String, ControllerLost>.self)
+        let states = await manager.stateUpdates()
         let feeders = [
+            session.spawn {
+                let lost = await ControllerLost.awaitLoss(states) { await manager.lostTransport }
+                if let lost { sink.yield(.failure(lost)) }
+            },
             session.spawn {
                 for await activity in headset.activity { Console.out(describe(activity)) }
             },
             session.spawn {
                 for await signal in signals.stream {
-                    sink.yield("received \(StopSignals.name(signal))")
+                    sink.yield(.success("received \(StopSignals.name(signal))"))
                     return
                 }
             },
             session.spawn {
                 guard let duration, await session.sleep(for: .seconds(duration)) else { return }
-                sink.yield("\(GATTCommandError.format(duration)) s elapsed")
+                sink.yield(.success("\(GATTCommandError.format(duration)) s elapsed"))
             },
         ]
-        var reason = "stopped"
+        var reason = Result<String, ControllerLost>.success("stopped")
         for await stop in stops {
             reason = stop
             break

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLE
 import BLECompanion
+import BLETransport
 import Foundation
 import Logging
 
@@ -83,14 +84,11 @@ struct OTACommand: AsyncParsableCommand {
 
     /// Reads the image file and its version.
     func loadImage() throws -> FirmwareImage {
-        guard FileManager.default.fileExists(atPath: image) else {
-            throw CommandFailure("--image \(image): no such file")
-        }
         let bytes: [UInt8]
         do {
-            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: image)))
+            bytes = try FileAccess.read(image)
         } catch {
-            throw CommandFailure("--image \(image): cannot read the file (\(error.localizedDescription))")
+            throw CommandFailure("--image \(error)")
         }
         guard let versionText = version ?? Self.version(inFileName: image) else {
             throw CommandFailure("--image \(image): no X.Y.Z in the file name; give --version")

@@ -1,7 +1,7 @@
 import BLE
 import BLEWire
 import BLEHost
-import Foundation
+import BLETransport
 
 /// A GATT server and its advertising as `ble serve --gatt FILE.json` describes them (the schema
 /// is in docs/gatt-json.md). Parsing checks everything before anything is published; a mistake
@@ -36,22 +36,25 @@ struct GATTDocument: Sendable {
     /// The longest attribute value (Core 5.4 Vol 3 Part F §3.2.9).
     static let maximumValueLength = 512
 
+    /// The largest description read (a full database of 65,535 attributes fits well within).
+    static let maximumDocumentLength = 64 << 20
+
     static func load(path: String) throws -> GATTDocument {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes = try FileAccess.read(path, limit: maximumDocumentLength)
         } catch {
-            throw CommandFailure("cannot read \(path): \(error.localizedDescription)")
+            throw CommandFailure("cannot read \(error)")
         }
-        return try parse(data, name: path)
+        return try parse(bytes, name: path)
     }
 
-    static func parse(_ data: Data, name: String) throws -> GATTDocument {
+    static func parse(_ bytes: [UInt8], name: String) throws -> GATTDocument {
         let root: JSONValue
         do {
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
+            root = try JSONParser.parse(bytes)
         } catch {
-            throw CommandFailure("\(name) is not valid JSON: \(Self.syntaxError(in: data))")
+            throw CommandFailure("\(name) is not valid JSON: \(error)")
         }
         do {
             return try GATTDocument(JSONCursor(value: root, path: ""))
@@ -60,20 +63,17 @@ struct GATTDocument: Sendable {
         }
     }
 
-    /// Where the JSON syntax breaks, as Foundation's parser says ("… around character 15.").
-    private static func syntaxError(in data: Data) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String { return detail }
-            return error.localizedDescription
-        }
-        return "not a JSON document"
-    }
-
     init(_ document: JSONCursor) throws(GATTDocumentError) {
         let root = try document.object(allowing: ["name", "appearance", "advertising", "services"])
         deviceName = try root.member("name")?.string() ?? "swift-ble"
+        // Refused rather than cut: the name is the user's, and a cut (even on a character
+        // boundary) would publish something other than what the file says.
+        if let nameCursor = root.member("name"), deviceName.utf8.count > GAPServiceConfiguration.maximumDeviceNameLength
+        {
+            throw nameCursor.fail(
+                "\(deviceName.utf8.count) octets of UTF-8; a Device Name holds at most "
+                    + "\(GAPServiceConfiguration.maximumDeviceNameLength) (Core 5.4 Vol 3 Part C §12.1)")
+        }
         appearance = UInt16(try root.member("appearance")?.integer(in: 0...0xFFFF) ?? 0)
         guard let servicesCursor = root.member("services") else { throw root.fail("missing key \"services\"") }
         var entries: [ServiceEntry] = []

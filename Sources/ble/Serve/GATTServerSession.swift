@@ -18,6 +18,8 @@ struct GATTServerSession: Sendable {
         case event(PeripheralManagerEvent)
         case tick(valueHandle: UInt16)
         case stop(String)
+        /// The controller went away: stop with an error.
+        case lost(ControllerLost)
     }
 
     let manager: PeripheralManager
@@ -48,11 +50,16 @@ struct GATTServerSession: Sendable {
     }
 
     /// Answers requests until a signal, the duration's end, or the manager's end; returns why it
-    /// stopped.
+    /// stopped. Throws `ControllerLost` when the controller goes away.
     func serve(session: RadioSession, duration: Double?, signals: StopSignals) async throws -> String {
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
         let manager = self.manager
+        let states = await manager.stateUpdates()
         var feeders = [
+            session.spawn {
+                let lost = await ControllerLost.awaitLoss(states) { await manager.lostTransport }
+                if let lost { sink.yield(.lost(lost)) }
+            },
             session.spawn {
                 for await request in manager.readRequests { sink.yield(.read(request)) }
             },
@@ -83,6 +90,7 @@ struct GATTServerSession: Sendable {
         }
         var state = ServerState(slots: slots)
         var reason = "the server closed"
+        var lost: ControllerLost?
         loop: for await input in inputs {
             switch input {
             case .read(let request): await state.answer(read: request, manager: manager)
@@ -92,9 +100,13 @@ struct GATTServerSession: Sendable {
             case .stop(let why):
                 reason = why
                 break loop
+            case .lost(let loss):
+                lost = loss
+                break loop
             }
         }
         for feeder in feeders { feeder.cancel() }
+        if let lost { throw lost }
         return reason
     }
 }

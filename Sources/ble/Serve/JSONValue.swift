@@ -1,31 +1,13 @@
-import Foundation
-
-/// A JSON document as a tree of values, decoded strictly (a number is never a boolean), so that
-/// the GATT description can be checked with a path to every mistake.
-enum JSONValue: Decodable, Sendable {
+/// A JSON document as a tree of values, read strictly by `JSONParser` (a number is never a
+/// boolean, a key appears once per object), so that the GATT description can be checked with a
+/// path to every mistake.
+enum JSONValue: Sendable {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
 
     /// What kind of value it is, for error messages.
     var kind: String {

@@ -163,6 +163,18 @@ struct ATTBearerTests {
         #expect(plain.mtu == 247)
     }
 
+    @Test("§3.4.2.1 as server: a second Exchange MTU is answered but leaves the ATT_MTU as the first set it")
+    func secondExchangeAsServer() {
+        var bearer = bearer()
+        for (asked, expected) in [(100, 100), (512, 100), (23, 100), (10, 100)] {
+            let request = ATTPDU.exchangeMTURequest(.init(clientRxMTU: UInt16(asked)))
+            #expect(bearer.receive(request) == .serve(request))
+            let answer = bearer.serverAnswered(.exchangeMTUResponse(.init(serverRxMTU: 247)), to: request)
+            #expect(answer.response == .exchangeMTUResponse(.init(serverRxMTU: 247)))
+            #expect(bearer.mtu == expected, "after asking \(asked)")
+        }
+    }
+
     @Test("§3.4.7.2 an indication waits for its confirmation; a confirmation for none breaks the protocol")
     func indicationConfirmation() {
         var bearer = bearer()

@@ -24,7 +24,11 @@ struct HostDroppedInputTests {
             try await harness.settle()
             let statistics = await harness.host.statistics
             #expect(statistics.undecodableEvents == 1)
-            #expect(statistics == { var s = HostStatistics(); s.undecodableEvents = 1; return s }())
+            #expect(
+                statistics
+                    == {
+                        var s = HostStatistics(); s.undecodableEvents = 1; return s
+                    }())
             let warnings = log.lines(atLeast: .warning)
             #expect(warnings.count == 1)
             #expect(warnings.first?.message.contains("HCI event that does not decode") == true)
@@ -129,6 +133,37 @@ struct HostDroppedInputTests {
             #expect(traced.first == "tx " + reset.description)
             #expect(traced.contains { $0.hasPrefix("rx event.commandComplete") })
             #expect(traced.filter { $0.hasPrefix("tx command") }.count == harness.controller.commands.count)
+        }
+    }
+
+    @Test(
+        "Data Buffer Overflow (Vol 4 Part E §7.7.26): the controller lost an ACL packet sent within credits — counted and logged"
+    )
+    func dataBufferOverflow() async throws {
+        try await Self.run { harness, log in
+            harness.controller.inject(.dataBufferOverflow(.init(linkType: .acl)))
+            try await harness.settle()
+            #expect(await harness.host.statistics.controllerBufferOverflows == 1)
+            #expect(log.lines(atLeast: .warning).map(\.message).contains { $0.contains("Data Buffer Overflow") })
+        }
+    }
+
+    @Test(
+        "Commands, notifications and indications past the ATT_MTU or malformed (Vol 3 Part F §3.2.8): counted and logged"
+    )
+    func droppedATT() async throws {
+        try await Self.run { harness, log in
+            harness.controller.connect()
+            try await harness.settle()
+            for pdu: [UInt8] in [
+                [0x52] + [UInt8](repeating: 1, count: 30), [0x1B, 0x01], [0x1D] + [UInt8](repeating: 2, count: 25),
+            ] {
+                harness.controller.injectATT(bytes: pdu)
+            }
+            try await harness.settle()
+            #expect(await harness.host.statistics.droppedATTPDUs == 3)
+            #expect(harness.controller.sentATT().isEmpty)
+            #expect(log.lines(atLeast: .notice).map(\.message).filter { $0.contains("dropped an ATT PDU") }.count == 3)
         }
     }
 }

@@ -55,14 +55,14 @@ struct PacketCaptureTests {
             _ = try PacketCapture(path: missing)
         } throws: { error in
             guard case .cannotCreate(let path, let reason) = error as? PacketCaptureError else { return false }
-            return path == missing && reason.contains("No such file")
+            return path == missing && reason.contains("no such file")
         }
-        // /dev/full accepts the open but no octet.
+        // A device is never written as if it were a file (FileAccess refuses it before a write).
         #expect {
             _ = try PacketCapture(path: "/dev/full")
         } throws: { error in
             guard case .cannotCreate("/dev/full", let reason) = error as? PacketCaptureError else { return false }
-            return reason.contains("space")
+            return reason == "is a character device, not a regular file"
         }
     }
 

@@ -1,4 +1,5 @@
 import BLEWire
+import Synchronization
 
 /// Why a database could not be built or changed.
 public enum AttributeDatabaseError: Error, Hashable, Sendable {
@@ -58,8 +59,12 @@ public struct AttributeDatabase: Sendable {
     /// The definitions of `services`, index for index, to resolve includes by value.
     private(set) var definitions: [GATTService]
     /// The Database Hash (Part G §7.3) as its characteristic value: the AES-CMAC output as a
-    /// little-endian 128-bit integer.
-    public private(set) var hash: [UInt8]
+    /// little-endian 128-bit integer. Computed when first asked for after a change, not at each
+    /// change: publishing n services one by one would otherwise hash the whole database n times.
+    public var hash: [UInt8] { hashMemo.value { DatabaseHash.compute(over: attributes) } }
+    /// The hash of this database's attributes once computed. Replaced (never changed) when the
+    /// attributes change, so a copy of the database keeps the memo of its own attributes.
+    private(set) var hashMemo = HashMemo()
 
     /// The Service Changed characteristic value (Part G §7.1).
     public let serviceChangedHandle: UInt16
@@ -79,7 +84,6 @@ public struct AttributeDatabase: Sendable {
         attributes = []
         self.services = []
         definitions = []
-        hash = []
         let builtIn = [Self.gapService(gap), Self.gattService]
         let handles = try Self.build(builtIn + services, startingAt: 1, existing: [], existingHandles: [])
         for (definition, built) in zip(builtIn + services, handles) {
@@ -96,7 +100,7 @@ public struct AttributeDatabase: Sendable {
         if let index = index(of: clientSupportedFeaturesHandle) {
             attributes[index].storage = .clientSupportedFeatures
         }
-        refreshHash()
+        if let index = index(of: databaseHashHandle) { attributes[index].storage = .databaseHash }
     }
 
     // MARK: Look-ups
@@ -159,21 +163,33 @@ public struct AttributeDatabase: Sendable {
         attributes[index].storage = .value(value)
     }
 
-    /// Recomputes the Database Hash and stores it in its characteristic (Part G §7.3).
+    /// The services changed: the Database Hash (Part G §7.3) is to be computed again when next
+    /// asked for.
     mutating func refreshHash() {
-        hash = DatabaseHash.compute(over: attributes)
-        if let index = index(of: databaseHashHandle) { attributes[index].storage = .value(hash) }
+        hashMemo = HashMemo()
     }
 
-    /// Inserts built services, keeping every array sorted.
+    /// Inserts built services, keeping every array sorted (binary searches: adding services one
+    /// by one at the end costs the same for each).
     mutating func insert(_ built: [BuiltService], definitions added: [GATTService]) {
         for (service, definition) in zip(built, added) {
             let position = lowerBound(service.handles.range.lowerBound)
             attributes.insert(contentsOf: service.attributes, at: position)
-            let servicePosition = services.firstIndex { $0.range.lowerBound > service.handles.range.lowerBound }
-            services.insert(service.handles, at: servicePosition ?? services.count)
-            definitions.insert(definition, at: servicePosition ?? definitions.count)
+            let servicePosition = serviceIndex(after: service.handles.range.lowerBound)
+            services.insert(service.handles, at: servicePosition)
+            definitions.insert(definition, at: servicePosition)
         }
+    }
+
+    /// The index of the first service starting after `handle`.
+    func serviceIndex(after handle: UInt16) -> Int {
+        var low = 0
+        var high = services.count
+        while low < high {
+            let middle = (low + high) / 2
+            if services[middle].range.lowerBound <= handle { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Removes the service at `serviceIndex` and its attributes.
@@ -199,7 +215,7 @@ public struct AttributeDatabase: Sendable {
                     uuid: GATTAttributeType.deviceName,
                     properties: gap.deviceNameWritable ? [.read, .write] : .read,
                     permissions: gap.deviceNameWritable ? [.readable, .writeable] : .readable,
-                    value: .stored(Array(gap.deviceName.utf8.prefix(248)))),
+                    value: .stored(gap.deviceNameValue)),
                 GATTCharacteristic(
                     uuid: GATTAttributeType.appearance, properties: .read, permissions: .readable,
                     value: .stored(appearance.bytes)),
@@ -221,4 +237,22 @@ public struct AttributeDatabase: Sendable {
                 uuid: GATTAttributeType.databaseHash, properties: .read, permissions: .readable,
                 value: .stored([UInt8](repeating: 0, count: 16))),
         ])
+}
+
+/// A value computed once from an immutable input, shared by the copies of the value type that
+/// holds it (a lock, because copies may be read on different threads).
+final class HashMemo: Sendable {
+    private let memo = Mutex<[UInt8]?>(nil)
+
+    /// Whether the value was computed (for tests: adding services must not compute it).
+    var isComputed: Bool { memo.withLock { $0 != nil } }
+
+    func value(_ compute: () -> [UInt8]) -> [UInt8] {
+        memo.withLock { memo in
+            if let memo { return memo }
+            let value = compute()
+            memo = value
+            return value
+        }
+    }
 }

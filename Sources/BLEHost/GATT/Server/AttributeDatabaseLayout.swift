@@ -36,21 +36,29 @@ extension AttributeDatabase {
         return try build(services, at: starts, existing: existing, existingHandles: existingHandles)
     }
 
-    /// Lays out each service at its start handle; includes are resolved against the existing
-    /// services and the new ones together, in handle order.
+    /// Lays out each service at its start handle; an include is resolved against the existing
+    /// services and the new ones together: the one with the lowest handle that matches. Only an
+    /// include searches (`existing` is in handle order), so a service without includes costs the
+    /// same however many services the database holds.
     static func build(
         _ services: [GATTService], at starts: [UInt16], existing: [GATTService],
         existingHandles: [GATTServiceHandles]
     ) throws(AttributeDatabaseError) -> [BuiltService] {
-        var candidates = zip(existing, existingHandles.map(\.range)).map { ($0, $1) }
-        for (service, start) in zip(services, starts) {
-            let end = start + UInt16(attributeCount(of: service) - 1)
-            candidates.append((service, start...end))
+        let ranges = zip(services, starts).map { service, start in
+            start...(start + UInt16(attributeCount(of: service) - 1))
         }
-        candidates.sort { $0.1.lowerBound < $1.1.lowerBound }
+        func rangeOf(_ included: GATTService) -> ClosedRange<UInt16>? {
+            let old = existing.firstIndex(of: included).map { existingHandles[$0].range }
+            let new = zip(services, ranges).filter { $0.0 == included }.map(\.1).min { $0.lowerBound < $1.lowerBound }
+            switch (old, new) {
+            case (let old?, let new?): return old.lowerBound < new.lowerBound ? old : new
+            case (let old?, nil): return old
+            case (nil, let new): return new
+            }
+        }
         var built: [BuiltService] = []
         for (service, start) in zip(services, starts) {
-            built.append(try layout(service, at: start) { included in candidates.first { $0.0 == included }?.1 })
+            built.append(try layout(service, at: start, rangeOf: rangeOf))
         }
         return built
     }

@@ -125,6 +125,25 @@ public struct GAPServiceConfiguration: Hashable, Sendable {
         self.appearance = appearance
         self.deviceNameWritable = deviceNameWritable
     }
+
+    /// The longest Device Name value, in octets of UTF-8 (§12.1).
+    public static let maximumDeviceNameLength = 248
+
+    /// The Device Name characteristic value: the name's UTF-8, cut to 248 octets (§12.1) on a
+    /// character boundary — never inside a character, which would leave invalid UTF-8 or half
+    /// of a combined character.
+    public var deviceNameValue: [UInt8] {
+        let limit = Self.maximumDeviceNameLength
+        guard deviceName.utf8.count > limit else { return Array(deviceName.utf8) }
+        var value: [UInt8] = []
+        value.reserveCapacity(limit)
+        for character in deviceName {
+            let octets = character.utf8
+            guard value.count + octets.count <= limit else { break }
+            value += octets
+        }
+        return value
+    }
 }
 
 /// Attribute types GATT defines (Core 5.4 Vol 3 Part G §3; Assigned Numbers §3.5–§3.8).

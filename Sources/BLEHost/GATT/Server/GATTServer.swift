@@ -300,6 +300,7 @@ public struct GATTServer: Sendable {
             let value = state.configuration(attribute.handle)
             return [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
         case .clientSupportedFeatures: return state.clientSupportedFeatures
+        case .databaseHash: return database.hash
         }
     }
 

@@ -26,6 +26,8 @@ extension GATTServer {
                 return errorResponse(opcode, attribute.handle, error)
             }
             return .respond(ATT.WriteResponse().pdu)
+        case .databaseHash:
+            return errorResponse(opcode, attribute.handle, .writeNotPermitted)
         case .value, .dynamic:
             guard attribute.isApplicationOwned else {
                 return errorResponse(opcode, attribute.handle, .writeNotPermitted)
@@ -66,6 +68,8 @@ extension GATTServer {
             return writeClientConfiguration(attribute, value, respond: false, id)
         case .clientSupportedFeatures:
             _ = writeClientSupportedFeatures(value, id)
+            return .none
+        case .databaseHash:
             return .none
         case .value, .dynamic:
             guard attribute.isApplicationOwned else { return .none }

@@ -6,8 +6,10 @@ import BLEWire
 public struct ServerAttribute: Hashable, Sendable {
     /// Where the value lives.
     public enum Storage: Hashable, Sendable {
-        /// Held by the database: declarations, stored application values, the Database Hash.
+        /// Held by the database: declarations, stored application values.
         case value([UInt8])
+        /// The Database Hash (Part G §7.3), computed from the database when read.
+        case databaseHash
         /// Produced by the application on each read.
         case dynamic
         /// A Client Characteristic Configuration: one value per connection (Part G §3.3.3.3).
@@ -63,7 +65,7 @@ public struct ServerAttribute: Hashable, Sendable {
             case .value, .dynamic:
                 return type != GATTAttributeType.characteristicExtendedProperties
                     && type != GATTAttributeType.databaseHash && type != GATTAttributeType.serviceChanged
-            case .clientConfiguration, .clientSupportedFeatures: return false
+            case .clientConfiguration, .clientSupportedFeatures, .databaseHash: return false
             }
         }
     }
