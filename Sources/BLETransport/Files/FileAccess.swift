@@ -119,18 +119,7 @@ public enum FileAccess {
             if code == ENXIO { throw .notRegularFile(path: path, kind: .fifo) }
             throw error(code, path)
         }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let reason = errnoDescription()
-            closeDescriptor(descriptor)
-            throw .unwritable(path: path, reason: reason)
-        }
-        if let kind = kind(of: status.st_mode) {
-            closeDescriptor(descriptor)
-            throw .notRegularFile(path: path, kind: kind)
-        }
-        let flags = fcntl(descriptor, F_GETFL)
-        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        try requireRegular(descriptor, path) { .unwritable(path: path, reason: $0) }
         if truncate, ftruncate(descriptor, 0) != 0 {
             let reason = errnoDescription()
             closeDescriptor(descriptor)
@@ -146,20 +135,28 @@ public enum FileAccess {
     private static func openRegular(_ path: String, flags: Int32) throws(FileAccessError) -> Int32 {
         let descriptor = openFile(path, flags | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw error(errno, path) }
+        try requireRegular(descriptor, path) { .unreadable(path: path, reason: $0) }
+        return descriptor
+    }
+
+    /// Closes `descriptor` and throws unless `fstat` says it is on a regular file (`failure`
+    /// words an `fstat` that fails); then makes it blocking again: a regular file reads and
+    /// writes the same either way, and blocking is the plain case.
+    private static func requireRegular(
+        _ descriptor: Int32, _ path: String, failure: (String) -> FileAccessError
+    ) throws(FileAccessError) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             let reason = errnoDescription()
             closeDescriptor(descriptor)
-            throw .unreadable(path: path, reason: reason)
+            throw failure(reason)
         }
         if let kind = kind(of: status.st_mode) {
             closeDescriptor(descriptor)
             throw .notRegularFile(path: path, kind: kind)
         }
-        // A regular file reads the same either way; blocking reads are the plain case.
-        let current = fcntl(descriptor, F_GETFL)
-        if current >= 0 { _ = fcntl(descriptor, F_SETFL, current & ~O_NONBLOCK) }
-        return descriptor
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
     }
 
     /// Nil for a regular file, else what it is.

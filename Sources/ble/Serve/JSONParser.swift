@@ -77,14 +77,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             members[key] = try value(path: path.isEmpty ? key : "\(path).\(key)", depth: depth + 1)
-            skipWhitespace()
-            if peek(UInt8(ascii: ",")) {
-                index += 1
-                continue
-            }
-            guard peek(UInt8(ascii: "}")) else { throw syntax("expected ',' or '}' in an object") }
-            index += 1
-            return .object(members)
+            if try closes(with: "}", in: "an object") { return .object(members) }
         }
     }
 
@@ -99,15 +92,21 @@ struct JSONParser {
         while true {
             skipWhitespace()
             elements.append(try value(path: "\(path)[\(elements.count)]", depth: depth + 1))
-            skipWhitespace()
-            if peek(UInt8(ascii: ",")) {
-                index += 1
-                continue
-            }
-            guard peek(UInt8(ascii: "]")) else { throw syntax("expected ',' or ']' in an array") }
-            index += 1
-            return .array(elements)
+            if try closes(with: "]", in: "an array") { return .array(elements) }
         }
+    }
+
+    /// After a member or an element: consumes a ',' (false: another follows) or the closing
+    /// `bracket` (true); anything else is a syntax error.
+    private mutating func closes(with bracket: Unicode.Scalar, in container: String) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        if peek(UInt8(ascii: ",")) {
+            index += 1
+            return false
+        }
+        guard peek(UInt8(ascii: bracket)) else { throw syntax("expected ',' or '\(bracket)' in \(container)") }
+        index += 1
+        return true
     }
 
     private mutating func literal(_ word: String, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
