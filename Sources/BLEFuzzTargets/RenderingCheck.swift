@@ -1,11 +1,13 @@
 import BLEWire
 import Foundation
 
-/// The renderer's promises, checked on every value a target decoded: text and JSON come out
-/// for any value (no trap, no endless recursion), and the JSON parses.
+/// The renderer's promises, checked on every value a target decoded: text, JSON and the
+/// value's `description` come out for any value (no trap, no endless recursion), and the JSON
+/// parses.
 enum RenderingCheck {
     static func check(_ value: Any, _ what: String) throws(FuzzFailure) {
         if KnownIssues.rendersWithoutEnd(value) { return }
+        if let describable = value as? any CustomStringConvertible { _ = describable.description }
         let rendered = Rendering.render(value)
         _ = Rendering.text(of: rendered)
         let json = Rendering.json(of: rendered)

@@ -156,6 +156,5 @@ enum WireTargets {
     static func render(_ bytes: [UInt8]) throws(FuzzFailure) {
         guard let packet = try? HCIPacket(h4: bytes) else { return }
         try RenderingCheck.check(packet, "HCIPacket")
-        _ = packet.description
     }
 }
