@@ -67,7 +67,7 @@ enum GATTServerTarget {
         let mtu = max(mtuBefore, server.mtu(for: connection))
         let hex = Hex.string(request)
         guard let response = outcome.response else {
-            if kind == .request, !KnownIssues.requestGoesUnanswered(opcode) {
+            if kind == .request {
                 switch outcome {
                 case .read, .write: return  // still with the application after 16 questions
                 default: throw FuzzFailure("request \(hex) got no response: \(outcome)")
@@ -84,7 +84,7 @@ enum GATTServerTarget {
             throw FuzzFailure("response \(Hex.string(encoded)) to \(hex) does not decode: \(error)")
         }
         try require(
-            encoded.count <= mtu || KnownIssues.prepareWriteEchoesPastMTU(opcode),
+            encoded.count <= mtu,
             "response to \(hex) is \(encoded.count) octets, ATT_MTU \(mtu)")
         try require(decoded.kind == .response, "answer to \(hex) is not a response")
         if case .errorResponse(let error) = decoded {
