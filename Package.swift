@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "BLEBenchmarksTests", dependencies: ["BLEBenchmarks", "BLE", "BLEController", "BLESimulation", "BLEWire"]
         ),
-        .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "BLETransport", "ble"]),
+        .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "BLESimulation", "BLETransport", "ble"]),
         // The seed corpus and every crash reproducer, replayed through their fuzz targets.
         .testTarget(name: "BLEFuzzTests", dependencies: ["BLEFuzzTargets"]),
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 import Foundation
 import Testing
@@ -82,19 +83,8 @@ struct ControllerHostileTests {
         }
     }
 
-    /// A seeded generator (SplitMix64), so each run sends the same octets.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func bytes(_ count: Int, using random: inout Seeded) -> [UInt8] {
+    /// Random octets from a seeded generator, so each run sends the same octets.
+    static func bytes(_ count: Int, using random: inout SeededRandomGenerator) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
     }
 
@@ -110,7 +100,7 @@ struct ControllerHostileTests {
     func garbage() throws {
         let served = try Served()
         defer { served.stop() }
-        var random = Seeded(state: 0x6A7B)
+        var random = SeededRandomGenerator(seed: 0x6A7B)
         for _ in 0..<200 {
             let client = try served.client(Int.random(in: 0...1, using: &random))
             try? client.write(Self.bytes(Int.random(in: 1...512, using: &random), using: &random))
@@ -123,7 +113,7 @@ struct ControllerHostileTests {
     func wrongLengths() throws {
         let served = try Served()
         defer { served.stop() }
-        var random = Seeded(state: 0x1E45)
+        var random = SeededRandomGenerator(seed: 0x1E45)
         let cases: [[UInt8]] = [
             // A command declaring 255 parameter octets and carrying 3.
             [0x01, 0x03, 0x0C, 0xFF, 1, 2, 3],
@@ -161,7 +151,7 @@ struct ControllerHostileTests {
     func everyOpcode() throws {
         let served = try Served()
         defer { served.stop() }
-        var random = Seeded(state: 0x0C0D)
+        var random = SeededRandomGenerator(seed: 0x0C0D)
         var opcodes: [HCIOpcode] = []
         for ogf: UInt8 in 0x01...0x08 {
             for ocf: UInt16 in 0...0xFF { opcodes.append(HCIOpcode(ogf: ogf, ocf: ocf)) }
@@ -236,7 +226,7 @@ struct ControllerHostileTests {
     func aclForUnknownHandles() throws {
         let served = try Served()
         defer { served.stop() }
-        var random = Seeded(state: 0xAC1)
+        var random = SeededRandomGenerator(seed: 0xAC1)
         let client = try served.client(0)
         #expect(try client.run(HCI.Reset()) == .success)
         for _ in 0..<500 {
@@ -268,7 +258,7 @@ struct ControllerHostileTests {
     func churn() throws {
         let served = try Served()
         defer { served.stop() }
-        var random = Seeded(state: 0xC4)
+        var random = SeededRandomGenerator(seed: 0xC4)
         let reset = H4Packet(command: HCI.Reset().packet).encoded
         for round in 0..<300 {
             let client = try served.client(round % 2)

@@ -1,3 +1,4 @@
+import BLESimulation
 import BLEWire
 import Foundation
 import Testing
@@ -6,18 +7,6 @@ import Testing
 private var examples: URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/examples")
-}
-
-/// SplitMix64: seeded, so a failing run repeats.
-private struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// A hostile neighbour: `ble serve` (over `ble controller`) against a raw ATT client on a second
@@ -94,7 +83,7 @@ struct ServeUnderATTAbuseTests {
         .timeLimit(.minutes(3)))
     func everyOpcode() async throws {
         try await Self.underAbuse("every opcode") { client, address in
-            var generator = Seeded(state: 0x4057_11E0)
+            var generator = SeededRandomGenerator(seed: 0x4057_11E0)
             // Each opcode with two seeded random parameter sets, one at a time.
             try await client.connect(to: address)
             var mtu = 23
