@@ -108,7 +108,9 @@ let package = Package(
         // libFuzzer's binary when scripts/fuzz builds it, a corpus replayer otherwise.
         .target(
             name: "BLEFuzzTargets",
-            dependencies: ["BLEWire", "BLEHost", "BLETransport", "BLEController", "BLESimulation", "BLECompanion"]
+            dependencies: [
+                "BLEWire", "BLEHost", "BLETransport", "BLEController", "BLESimulation", "BLE", "BLECompanion",
+            ]
         ),
         .executableTarget(name: "BLEFuzz", dependencies: ["BLEFuzzTargets"]),
         // What several test targets share (a log recorder, damaged paths): used by test targets
