@@ -108,9 +108,14 @@ let package = Package(
         // libFuzzer's binary when scripts/fuzz builds it, a corpus replayer otherwise.
         .target(
             name: "BLEFuzzTargets",
-            dependencies: ["BLEWire", "BLEHost", "BLETransport", "BLEController", "BLESimulation", "BLECompanion"]
+            dependencies: [
+                "BLEWire", "BLEHost", "BLETransport", "BLEController", "BLESimulation", "BLE", "BLECompanion",
+            ]
         ),
         .executableTarget(name: "BLEFuzz", dependencies: ["BLEFuzzTargets"]),
+        // What several test targets share (a log recorder, damaged paths): used by test targets
+        // only, never by a library or the tool.
+        .target(name: "BLETestSupport", dependencies: [logging]),
         .testTarget(
             name: "BLEWireTests",
             dependencies: [
@@ -122,7 +127,8 @@ let package = Package(
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "BLESimulationTests", dependencies: ["BLESimulation"]),
         .testTarget(
-            name: "BLEControllerTests", dependencies: ["BLEController", "BLESimulation", "BLEWire", logging]
+            name: "BLEControllerTests",
+            dependencies: ["BLEController", "BLESimulation", "BLEWire", "BLETestSupport", logging]
         ),
         .testTarget(
             name: "BLEHostTests",
@@ -130,7 +136,7 @@ let package = Package(
                 "BLEHost", "BLEWire", "BLETransport",
                 // The simulation's executor and virtual clock drive host timers in tests; the
                 // end-to-end tests put a host on a virtual controller through the pipe.
-                "BLESimulation", "BLEController", "BLEVirtualHCI",
+                "BLESimulation", "BLEController", "BLEVirtualHCI", "BLETestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 logging,
             ]
@@ -144,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "BLECompanionTests",
             dependencies: [
-                "BLECompanion", "BLE", "BLEWire", "BLESimulation",
+                "BLECompanion", "BLE", "BLEWire", "BLESimulation", "BLETestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 logging,
             ]
@@ -153,12 +159,15 @@ let package = Package(
         .testTarget(
             name: "BLETransportTests",
             dependencies: [
-                "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEHost", "BLEWire", logging,
+                "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEHost", "BLEWire",
+                "BLETestSupport", logging,
             ]
         ),
         .testTarget(
             name: "BLEDevicesTests",
-            dependencies: ["BLEDevices", "BLECompanion", "BLE", "BLEBenchmarks", "BLEWire", "BLESimulation"]
+            dependencies: [
+                "BLEDevices", "BLECompanion", "BLE", "BLEBenchmarks", "BLEWire", "BLESimulation", "BLETestSupport",
+            ]
         ),
         .testTarget(
             name: "BLEBenchmarksTests", dependencies: ["BLEBenchmarks", "BLE", "BLEController", "BLESimulation", "BLEWire"]

@@ -30,6 +30,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case render
     /// The GATT server state machine fed ATT PDUs on two connections.
     case gattServer = "gatt-server"
+    /// The GATT description `ble serve --gatt` reads (`GATTDocument`), parsed and published.
+    case gattJSON = "gatt-json"
     /// A host fed controller events and ACL data after its start-up.
     case host
     /// A virtual controller fed HCI commands and ACL data by its host.
@@ -50,15 +52,17 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .deviceFrames: try DeviceFrameTarget.run(bytes)
         case .render: try WireTargets.render(bytes)
         case .gattServer: try GATTServerTarget.run(bytes)
+        case .gattJSON: try GATTJSONTarget.run(bytes)
         case .host: try HostTarget.run(bytes)
         case .controller: try ControllerTarget.run(bytes)
         }
     }
 
     /// The longest input worth trying (libFuzzer's -max_len): a btsnoop file or a stream of
-    /// packets needs more than one PDU does.
+    /// packets needs more than one PDU does, a GATT description with a few services more still.
     package var maximumInputLength: Int {
         switch self {
+        case .gattJSON: 8192
         case .h4Stream, .btsnoop, .host, .controller, .gattServer, .deviceFrames, .aclReassembly: 4096
         case .hciEvent, .hciCommand, .l2capSignalling, .att, .smp, .advertisingData, .render: 512
         }

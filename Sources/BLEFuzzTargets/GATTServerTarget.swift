@@ -94,60 +94,21 @@ enum GATTServerTarget {
         }
     }
 
-    /// GAP, GATT, Battery (read, notify, a presentation format), a 128-bit service with a long
-    /// value (reliable writes, a user description), an authenticated signed-write value and an
-    /// encrypted dynamic value, including Battery and a secondary service.
+    /// The GATT server tests' database (`SampleGATTDatabase`, so the seeds' handles are those
+    /// the tests pin), then a service whose value needs encryption to read and authorization to
+    /// write, and indicates and notifies.
     static let database: AttributeDatabase = {
-        let battery = GATTService(
-            uuid: 0x180F,
+        let protected = GATTService(
+            uuid: BluetoothUUID(high: 0x6E40_0020_B5A3_F393, low: 0xE0A9_E50E_24DC_CA9E),
             characteristics: [
                 GATTCharacteristic(
-                    uuid: 0x2A19, properties: [.read, .notify], permissions: .readable, value: .stored([100]),
-                    descriptors: [.presentationFormat(format: 0x04, unit: 0x27AD)])
-            ])
-        let secondary = GATTService(
-            uuid: BluetoothUUID("6E400010-B5A3-F393-E0A9-E50E24DCCA9E")!, isPrimary: false,
-            characteristics: [
-                GATTCharacteristic(uuid: 0x2A2B, properties: .read, permissions: .readable, value: .stored([1, 2, 3]))
-            ])
-        let custom = GATTService(
-            uuid: BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")!, includedServices: [battery, secondary],
-            characteristics: [
-                GATTCharacteristic(
-                    uuid: BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DCCA9E")!, properties: [.read, .write],
-                    extendedProperties: [.reliableWrite, .writableAuxiliaries], permissions: [.readable, .writeable],
-                    value: .stored((0..<100).map { UInt8($0) }), descriptors: [.userDescription("Long value")]),
-                GATTCharacteristic(
-                    uuid: BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")!,
-                    properties: [.writeWithoutResponse, .authenticatedSignedWrites], permissions: .writeable,
-                    value: .dynamic),
-                GATTCharacteristic(
-                    uuid: BluetoothUUID("6E400004-B5A3-F393-E0A9-E50E24DCCA9E")!,
+                    uuid: BluetoothUUID(high: 0x6E40_0004_B5A3_F393, low: 0xE0A9_E50E_24DC_CA9E),
                     properties: [.read, .write, .indicate, .notify],
                     permissions: [.readable, .writeable, .readEncryptionRequired, .writeAuthorizationRequired],
-                    value: .dynamic),
-            ])
-        let heartRate = GATTService(
-            uuid: 0x180D,
-            characteristics: [
-                GATTCharacteristic(uuid: 0x2A37, properties: .notify, permissions: [], value: .dynamic),
-                GATTCharacteristic(uuid: 0x2A39, properties: .write, permissions: .writeable, value: .dynamic),
+                    value: .dynamic)
             ])
         // A fixed database that builds (a failure here is a bug in this file, found at once).
         return try! AttributeDatabase(
-            gap: GAPServiceConfiguration(deviceName: "swift-ble fuzz", appearance: 0x0340),
-            services: [heartRate, battery, custom, secondary])
+            gap: SampleGATTDatabase.gap, services: SampleGATTDatabase.services + [protected])
     }()
-}
-
-extension GATTServerOutcome {
-    /// The PDU to send, whatever the outcome kind.
-    var response: ATTPDU? {
-        switch self {
-        case .respond(let pdu): pdu
-        case .mtuExchanged(let pdu, _): pdu
-        case .subscriptionChanged(_, let pdu): pdu
-        case .none, .read, .write, .writeWithoutResponse, .confirmationReceived: nil
-        }
-    }
 }

@@ -110,7 +110,7 @@ public struct AdvertisementData: Sendable, Hashable {
 
     /// The advertising PDU's data and, with `localNameInScanResponse`, the scan response
     /// carrying the local name (a scanner asks for it with a SCAN_REQ, Vol 6 Part B §2.3.2).
-    func legacyAdvertisingPayloads() throws(AdvertisingDataError) -> (AdvertisingData, scanResponse: AdvertisingData?) {
+    package func legacyAdvertisingPayloads() throws(AdvertisingDataError) -> (AdvertisingData, scanResponse: AdvertisingData?) {
         guard localNameInScanResponse, let localName else { return (try legacyAdvertisingData(), nil) }
         let advertising = try legacyAdvertisingData(includingName: false)
         var response = AdvertisingDataBuilder()

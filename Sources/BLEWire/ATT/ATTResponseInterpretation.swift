@@ -45,43 +45,17 @@ extension ATTPDU {
                                 ])
                         })
                 ))
-        case (.readByTypeResponse(let response), .readByTypeRequest(let asked))
-        where asked.attributeType == 0x2803:
-            // «Characteristic» (Vol 3 Part G §3.3.1): properties (1), value handle (2), UUID (2 or 16).
+        case (.readByTypeResponse(let response), .readByTypeRequest(let asked)):
+            guard let declaration = Declaration(attributeType: asked.attributeType) else { break }
             fields.append(
                 (
-                    "characteristics",
+                    declaration.listName,
                     .array(
                         response.entries.map { entry in
                             let value = Array(entry.value)
-                            guard value.count >= 5 else { return .bytes(value) }
-                            return .object(
-                                name: nil,
-                                fields: [
-                                    ("declaration", .unsigned(UInt64(entry.handle))),
-                                    ("properties", .symbol(Hex.prefixed(value[0], width: 2))),
-                                    ("valueHandle", .unsigned(UInt64(value[1]) | UInt64(value[2]) << 8)),
-                                    ("uuid", Self.uuid(value[3...])),
-                                ])
-                        })
-                ))
-        case (.readByTypeResponse(let response), .readByTypeRequest(let asked))
-        where asked.attributeType == 0x2802:
-            // «Include» (Vol 3 Part G §3.2): service handle (2), end group handle (2), UUID (2 or none).
-            fields.append(
-                (
-                    "includes",
-                    .array(
-                        response.entries.map { entry in
-                            let value = Array(entry.value)
-                            guard value.count >= 4 else { return .bytes(value) }
-                            var include: [(String, RenderedValue)] = [
-                                ("declaration", .unsigned(UInt64(entry.handle))),
-                                ("start", .unsigned(UInt64(value[0]) | UInt64(value[1]) << 8)),
-                                ("end", .unsigned(UInt64(value[2]) | UInt64(value[3]) << 8)),
-                            ]
-                            if value.count > 4 { include.append(("uuid", Self.uuid(value[4...]))) }
-                            return .object(name: nil, fields: include)
+                            guard value.count >= declaration.minimumLength else { return .bytes(value) }
+                            let handle: (String, RenderedValue) = ("declaration", .unsigned(UInt64(entry.handle)))
+                            return .object(name: nil, fields: [handle] + declaration.fields(of: value))
                         })
                 ))
         case (.readResponse, .readRequest(let asked)):
@@ -95,8 +69,59 @@ extension ATTPDU {
         return fields
     }
 
+    /// The declarations a Read By Type Request asks for by their attribute type (Vol 3 Part G
+    /// §3.2, §3.3.1): each entry is the declaration's handle and its value.
+    private enum Declaration {
+        case include
+        case characteristic
+
+        init?(attributeType: BluetoothUUID) {
+            switch attributeType {
+            case 0x2802: self = .include
+            case 0x2803: self = .characteristic
+            default: return nil
+            }
+        }
+
+        var listName: String {
+            switch self {
+            case .include: "includes"
+            case .characteristic: "characteristics"
+            }
+        }
+
+        /// Shorter values stay octets.
+        var minimumLength: Int {
+            switch self {
+            case .include: 4
+            case .characteristic: 5
+            }
+        }
+
+        /// The fields of a value at least `minimumLength` long.
+        func fields(of value: [UInt8]) -> [(String, RenderedValue)] {
+            switch self {
+            case .include:
+                // «Include» (§3.2): service handle (2), end group handle (2), UUID (2 or none).
+                var fields: [(String, RenderedValue)] = [
+                    ("start", .unsigned(UInt64(value[0]) | UInt64(value[1]) << 8)),
+                    ("end", .unsigned(UInt64(value[2]) | UInt64(value[3]) << 8)),
+                ]
+                if value.count > 4 { fields.append(("uuid", ATTPDU.uuid(value[4...]))) }
+                return fields
+            case .characteristic:
+                // «Characteristic» (§3.3.1): properties (1), value handle (2), UUID (2 or 16).
+                return [
+                    ("properties", .symbol(Hex.prefixed(value[0], width: 2))),
+                    ("valueHandle", .unsigned(UInt64(value[1]) | UInt64(value[2]) << 8)),
+                    ("uuid", ATTPDU.uuid(value[3...])),
+                ]
+            }
+        }
+    }
+
     /// A UUID of 2 or 16 octets as its rendering; other lengths stay octets.
-    private static func uuid(_ octets: ArraySlice<UInt8>) -> RenderedValue {
+    fileprivate static func uuid(_ octets: ArraySlice<UInt8>) -> RenderedValue {
         guard octets.count == 2 || octets.count == 16,
             let uuid = try? BluetoothUUID(decodingLittleEndian: octets)
         else { return .bytes(Array(octets)) }

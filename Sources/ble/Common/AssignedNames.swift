@@ -31,24 +31,6 @@ enum AssignedNames {
     ]
 }
 
-/// Characteristic properties by Core Bluetooth's names (`CBCharacteristicProperties`), in the
-/// bit order of Core 5.4 Vol 3 Part G §3.3.1.1, Table 3.5.
-enum PropertyNames {
-    static let all: [(name: String, property: CharacteristicProperties)] = [
-        ("broadcast", .broadcast), ("read", .read), ("writeWithoutResponse", .writeWithoutResponse),
-        ("write", .write), ("notify", .notify), ("indicate", .indicate),
-        ("authenticatedSignedWrites", .authenticatedSignedWrites), ("extendedProperties", .extendedProperties),
-    ]
-
-    static func names(_ properties: CharacteristicProperties) -> [String] {
-        all.filter { properties.contains($0.property) }.map(\.name)
-    }
-
-    static func property(named name: String) -> CharacteristicProperties? {
-        all.first { $0.name == name }?.property
-    }
-}
-
 extension BluetoothUUID {
     /// "180D Heart Rate", or the UUID alone when it has no well-known name.
     var labelled: String {

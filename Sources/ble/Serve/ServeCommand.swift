@@ -39,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
             let manager = try await attempt("starting the GATT server") {
                 try await PeripheralManager(
                     radio: session.radio, configuration: session.hostConfiguration,
-                    gap: GAPServiceConfiguration(deviceName: document.deviceName, appearance: document.appearance))
+                    gap: document.gap)
             }
             do {
                 let server = try await GATTServerSession.start(document, manager: manager)

@@ -1,4 +1,5 @@
 import BLECompanion
+import BLETestSupport
 import Foundation
 import Testing
 

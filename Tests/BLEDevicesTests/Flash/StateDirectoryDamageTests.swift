@@ -1,5 +1,6 @@
 import BLECompanion
 import BLEDevices
+import BLETestSupport
 import Foundation
 import Testing
 

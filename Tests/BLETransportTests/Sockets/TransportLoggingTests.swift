@@ -1,3 +1,4 @@
+import BLETestSupport
 import BLEWire
 import Logging
 import Testing

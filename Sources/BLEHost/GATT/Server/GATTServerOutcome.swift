@@ -145,3 +145,16 @@ public enum GATTServerError: Error, Hashable, Sendable {
     /// A stored value may hold 512 octets at most (Part F §3.2.9).
     case valueTooLong(length: Int)
 }
+
+extension GATTServerOutcome {
+    /// The PDU to send, whatever the outcome kind (for the tests and the fuzz target, which look
+    /// at the answer rather than at what the host does next).
+    package var response: ATTPDU? {
+        switch self {
+        case .respond(let pdu): pdu
+        case .mtuExchanged(let pdu, _): pdu
+        case .subscriptionChanged(_, let pdu): pdu
+        case .none, .read, .write, .writeWithoutResponse, .confirmationReceived: nil
+        }
+    }
+}

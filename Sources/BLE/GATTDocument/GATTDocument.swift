@@ -1,69 +1,74 @@
-import BLE
-import BLEWire
 import BLEHost
-import BLETransport
+import BLEWire
 
 /// A GATT server and its advertising as `ble serve --gatt FILE.json` describes them (the schema
 /// is in docs/gatt-json.md). Parsing checks everything before anything is published; a mistake
-/// is a `GATTDocumentError` naming its path in the document.
-struct GATTDocument: Sendable {
+/// is a `GATTDocumentError` naming its path in the document. Lives here, not in the tool, so the
+/// `gatt-json` fuzz target can reach it.
+package struct GATTDocument: Sendable {
     /// A characteristic's part that the server keeps outside the attribute database: its value
     /// (every characteristic value is `.dynamic`, so each read and write reaches `ble serve`,
     /// which prints it) and the values it sends subscribers periodically.
-    struct CharacteristicBehaviour: Sendable {
-        var initialValue: [UInt8]
-        var updates: Updates?
+    package struct CharacteristicBehaviour: Sendable {
+        package var initialValue: [UInt8]
+        package var updates: Updates?
     }
 
     /// Values sent to subscribers every `interval`, in turn.
-    struct Updates: Sendable {
-        var interval: Duration
-        var values: [[UInt8]]
+    package struct Updates: Sendable {
+        package var interval: Duration
+        package var values: [[UInt8]]
     }
 
-    struct ServiceEntry: Sendable {
-        var definition: MutableService
+    package struct ServiceEntry: Sendable {
+        package var definition: MutableService
         /// One per characteristic of `definition`, in order.
-        var behaviours: [CharacteristicBehaviour]
+        package var behaviours: [CharacteristicBehaviour]
+        /// The services `definition` holds, itself included, counted at every level of its
+        /// includes and each time one is reached.
+        package var reach: Int
     }
 
-    var deviceName: String
-    var appearance: UInt16
-    var advertisement: AdvertisementData
+    package var deviceName: String
+    package var appearance: UInt16
+    package var advertisement: AdvertisementData
     /// In the order they are published: an included service comes before those including it.
-    var services: [ServiceEntry]
+    package var services: [ServiceEntry]
 
     /// The longest attribute value (Core 5.4 Vol 3 Part F §3.2.9).
-    static let maximumValueLength = 512
+    package static let maximumValueLength = 512
 
     /// The largest description read (a full database of 65,535 attributes fits well within).
-    static let maximumDocumentLength = 64 << 20
+    package static let maximumDocumentLength = 64 << 20
 
-    static func load(path: String) throws -> GATTDocument {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileAccess.read(path, limit: maximumDocumentLength)
-        } catch {
-            throw CommandFailure("cannot read \(error)")
-        }
-        return try parse(bytes, name: path)
-    }
+    /// The most services one service may bring in through its includes (Core 5.4 Vol 3 Part G
+    /// §3.2), counted at every level and each time one is reached. A real server needs a
+    /// handful; the attribute database resolves an include by comparing definitions by value,
+    /// so a lattice of includes (twin services including each other's twins, level after level)
+    /// would cost 2^levels to publish: a 2 kB file would hang the server.
+    package static let maximumIncludedServices = 64
 
-    static func parse(_ bytes: [UInt8], name: String) throws -> GATTDocument {
+    /// The document in `bytes`: JSON read strictly (`JSONParser`), then checked key by key.
+    package static func parse(_ bytes: [UInt8]) throws(GATTDocumentParseError) -> GATTDocument {
         let root: JSONValue
         do {
             root = try JSONParser.parse(bytes)
         } catch {
-            throw CommandFailure("\(name) is not valid JSON: \(error)")
+            throw .notJSON(error)
         }
         do {
             return try GATTDocument(JSONCursor(value: root, path: ""))
         } catch {
-            throw CommandFailure("\(name): \(error)")
+            throw .invalid(error)
         }
     }
 
-    init(_ document: JSONCursor) throws(GATTDocumentError) {
+    /// The GAP service (Core 5.4 Vol 3 Part C §12) the document's name and appearance give.
+    package var gap: GAPServiceConfiguration {
+        GAPServiceConfiguration(deviceName: deviceName, appearance: appearance)
+    }
+
+    package init(_ document: JSONCursor) throws(GATTDocumentError) {
         let root = try document.object(allowing: ["name", "appearance", "advertising", "services"])
         deviceName = try root.member("name")?.string() ?? "swift-ble"
         // Refused rather than cut: the name is the user's, and a cut (even on a character
@@ -77,14 +82,14 @@ struct GATTDocument: Sendable {
         appearance = UInt16(try root.member("appearance")?.integer(in: 0...0xFFFF) ?? 0)
         guard let servicesCursor = root.member("services") else { throw root.fail("missing key \"services\"") }
         var entries: [ServiceEntry] = []
-        var identified: [String: MutableService] = [:]
+        var identified: [String: ServiceEntry] = [:]
         for cursor in try servicesCursor.array() {
             let (entry, id) = try Self.service(cursor, identified: identified)
             if let id {
                 guard identified[id] == nil else {
                     throw (cursor.member("id") ?? cursor).fail("a second service with id \"\(id)\"")
                 }
-                identified[id] = entry.definition
+                identified[id] = entry
             }
             entries.append(entry)
         }
@@ -95,13 +100,14 @@ struct GATTDocument: Sendable {
     // MARK: Services
 
     private static func service(
-        _ cursor: JSONCursor, identified: [String: MutableService]
+        _ cursor: JSONCursor, identified: [String: ServiceEntry]
     ) throws(GATTDocumentError) -> (ServiceEntry, String?) {
         let object = try cursor.object(allowing: ["uuid", "id", "primary", "includes", "characteristics"])
         let uuid = try requiredUUID(object)
         let id = try object.member("id")?.string()
         let primary = try object.member("primary")?.bool() ?? true
         var includes: [MutableService] = []
+        var reached = 0
         for include in try object.member("includes")?.array() ?? [] {
             let name = try include.string()
             guard let included = identified[name] else {
@@ -109,7 +115,13 @@ struct GATTDocument: Sendable {
                     "no service with id \"\(name)\" before this one (an included service is listed before the "
                         + "services that include it)")
             }
-            includes.append(included)
+            includes.append(included.definition)
+            reached += included.reach
+            guard reached <= maximumIncludedServices else {
+                throw include.fail(
+                    "the includes bring in \(reached) services, counted at every level; at most "
+                        + "\(maximumIncludedServices)")
+            }
         }
         var characteristics: [MutableCharacteristic] = []
         var behaviours: [CharacteristicBehaviour] = []
@@ -120,7 +132,7 @@ struct GATTDocument: Sendable {
         }
         let definition = MutableService(
             uuid: uuid, isPrimary: primary, includedServices: includes, characteristics: characteristics)
-        return (ServiceEntry(definition: definition, behaviours: behaviours), id)
+        return (ServiceEntry(definition: definition, behaviours: behaviours, reach: 1 + reached), id)
     }
 
     private static func characteristic(

@@ -4,21 +4,23 @@ import Synchronization
 /// Keeps the lines a logger writes, for tests that check what was logged: handed to a
 /// configuration instead of bootstrapping the global logging system (which can happen once per
 /// process).
-final class LogRecorder: Sendable {
-    struct Line: Sendable, CustomStringConvertible {
-        let level: Logger.Level
-        let message: String
-        var description: String { "[\(level)] \(message)" }
+package final class LogRecorder: Sendable {
+    package struct Line: Sendable, CustomStringConvertible {
+        package let level: Logger.Level
+        package let message: String
+        package var description: String { "[\(level)] \(message)" }
     }
 
     private let recorded = Mutex<[Line]>([])
 
-    var lines: [Line] { recorded.withLock { $0 } }
+    package init() {}
+
+    package var lines: [Line] { recorded.withLock { $0 } }
 
     /// The lines at `level` or above.
-    func lines(atLeast level: Logger.Level) -> [Line] { lines.filter { $0.level >= level } }
+    package func lines(atLeast level: Logger.Level) -> [Line] { lines.filter { $0.level >= level } }
 
-    func logger(level: Logger.Level = .trace) -> Logger {
+    package func logger(level: Logger.Level = .trace) -> Logger {
         var logger = Logger(label: "test", factory: { _ in Handler(recorder: self) })
         logger.logLevel = level
         return logger

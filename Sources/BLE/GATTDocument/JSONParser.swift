@@ -1,12 +1,12 @@
 /// Why a GATT description is not the JSON `ble serve` takes: a syntax error (with its line and
 /// column) or a key given twice in one object (RFC 8259 §4 leaves duplicates to the reader;
 /// Foundation keeps the last silently, which hides a mistake), with its path in the document.
-enum JSONParseError: Error, Equatable, CustomStringConvertible {
+package enum JSONParseError: Error, Equatable, CustomStringConvertible {
     case syntax(String, line: Int, column: Int)
     case duplicateKey(String, path: String)
     case tooDeep(path: String, limit: Int)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .syntax(let problem, let line, let column): "\(problem) at line \(line), column \(column)"
         case .duplicateKey(let key, let path):
@@ -19,13 +19,13 @@ enum JSONParseError: Error, Equatable, CustomStringConvertible {
 /// A strict JSON parser (RFC 8259) into `JSONValue`: rejects duplicate keys, trailing content,
 /// and nesting past `depthLimit` (so a hostile file cannot exhaust the stack). Works on UTF-8
 /// octets; never traps on any input.
-struct JSONParser {
-    static let depthLimit = 64
+package struct JSONParser {
+    package static let depthLimit = 64
 
     private let bytes: [UInt8]
     private var index = 0
 
-    static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         // A UTF-8 byte order mark is tolerated (RFC 8259 §8.1 lets a parser ignore it).
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }

@@ -6,8 +6,8 @@ import Foundation
 
 /// A temporary folder holding one path per way a file can be damaged or replaced by something
 /// that is not a file — what every reader and writer of the project's files is tested against.
-struct DamagedPaths {
-    enum Damage: String, CaseIterable, CustomStringConvertible {
+package struct DamagedPaths {
+    package enum Damage: String, CaseIterable, CustomStringConvertible {
         case directory
         case fifo
         case characterDevice
@@ -15,12 +15,12 @@ struct DamagedPaths {
         case danglingSymlink
         case notADirectory
 
-        var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
-    let folder: String
+    package let folder: String
 
-    init() {
+    package init() {
         folder =
             FileManager.default.temporaryDirectory.appendingPathComponent("swift-ble-damage-\(UUID().uuidString)")
             .path
@@ -28,12 +28,12 @@ struct DamagedPaths {
     }
 
     /// A path in the folder where nothing is.
-    func missing(_ name: String = "missing") -> String { "\(folder)/\(name)" }
+    package func missing(_ name: String = "missing") -> String { "\(folder)/\(name)" }
 
     /// Makes `path` (in the folder) the damage named; returns the path to use (for
     /// `.notADirectory`, a path below a regular file).
     @discardableResult
-    func make(_ damage: Damage, at path: String) -> String {
+    package func make(_ damage: Damage, at path: String) -> String {
         switch damage {
         case .directory:
             try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -53,5 +53,5 @@ struct DamagedPaths {
         return path
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: folder) }
+    package func remove() { try? FileManager.default.removeItem(atPath: folder) }
 }
