@@ -1,4 +1,5 @@
 import BLEController
+import BLESimulation
 import Logging
 import NIOCore
 import Synchronization
@@ -9,6 +10,10 @@ import Synchronization
 /// decided on the simulation thread, where the controller runs: bytes read before the client was
 /// released but handed over after it are discarded there (counted), so no other client's stream
 /// ever carries them, and nothing the controller says after the release reaches this socket.
+///
+/// Everything one simulation turn produces for the client goes out in one socket write
+/// (`write`, `endTurn`): a write and a hop between threads per packet made the served path
+/// slow enough, under load, for hosts to time out.
 final class ClientLink: Sendable {
     let channel: any Channel
     /// The client's address, for logs.
@@ -17,9 +22,9 @@ final class ClientLink: Sendable {
     private let statistics: SlotStatistics
     private let limits: VirtualControllerServer.ClientLimits
     private let logger: Logger
-    /// Whether the controller takes this client's input: set and cleared on the simulation thread
-    /// only (the lock makes the class Sendable; it is never contended).
-    private let attached = Mutex(false)
+    /// What the simulation thread keeps for this client (the lock makes the class Sendable; it
+    /// is only taken there, never contended).
+    private let simulationSide = Mutex(SimulationSide())
     /// Set once the socket is being closed: further input is discarded without a hop.
     private let closing = Atomic<Bool>(false)
     /// Octets written toward the client that the socket has not taken yet.
@@ -52,33 +57,44 @@ final class ClientLink: Sendable {
     // MARK: Simulation thread
 
     /// The controller now takes this client's input (on the simulation thread).
-    func attach() { attached.withLock { $0 = true } }
+    func attach() { simulationSide.withLock { $0.attached = true } }
 
-    /// The controller takes no more of this client's input (on the simulation thread).
-    func detach() { attached.withLock { $0 = false } }
+    /// The controller takes no more of this client's input (on the simulation thread). Output
+    /// it produced before still goes out at the end of its turn.
+    func detach() { simulationSide.withLock { $0.attached = false } }
 
-    /// Hands one chunk of the client's input to `port`'s controller; `consumed` runs (on the
-    /// simulation thread) once the controller has handled every packet the chunk completed — or
-    /// at once if the client is no longer attached, the chunk then discarded and counted.
+    /// Hands one chunk of the client's input to `port`'s controller; `consumed` runs on the
+    /// socket's event loop once the controller has handled every packet the chunk completed
+    /// (with the output of that turn written before it) — or at once if the client is no longer
+    /// attached, the chunk then discarded and counted.
     func forward(_ bytes: [UInt8], to port: VirtualControllerPort, consumed: @escaping @Sendable () -> Void) {
         port.perform { [self] controller in
-            guard attached.withLock({ $0 }) else {
+            guard simulationSide.withLock({ $0.attached }) else {
                 discard(bytes.count)
-                consumed()
+                channel.eventLoop.execute(consumed)
                 return
             }
             controller.receive(h4: bytes)
             statistics.update { $0.inputOctetsConsumed += bytes.count }
             // Host packets are handled `commandLatency` after they arrive, in order; this runs
-            // right after the chunk's last one (ties keep their scheduling order).
-            controller.air.queue.schedule(after: controller.configuration.commandLatency, consumed)
+            // right after the chunk's last one (ties keep their scheduling order), and the
+            // release goes out with the turn's output.
+            let queue = controller.air.queue
+            queue.schedule(after: controller.configuration.commandLatency) { [self] in
+                if simulationSide.withLock({ $0.add(consumed: consumed) }) {
+                    queue.schedule(after: .zero) { [self] in endTurn() }
+                }
+            }
         }
     }
 
-    /// A packet from the controller, in order (NIO keeps the order of writes from one thread).
-    /// A client that leaves more than `unreadOutputLimit` octets unread is not reading: it is
-    /// closed rather than let grow the process.
-    func write(_ bytes: [UInt8]) {
+    /// A packet from the controller (on the simulation thread, its event queue `queue`). Packets are gathered and written
+    /// together when the turn ends: an event scheduled at the current instant, which runs after
+    /// every event already due then — the commands of one chunk, the connection event that
+    /// produced the packet — so one socket write and one hop to the event loop carry all of
+    /// them, in order. A client that leaves more than `unreadOutputLimit` octets unread is not
+    /// reading: it is closed rather than let grow the process.
+    func write(_ bytes: [UInt8], turnOn queue: EventQueue) {
         let count = bytes.count
         let unread = unreadOutput.wrappingAdd(count, ordering: .relaxed).newValue
         guard unread <= limits.unreadOutputLimit else {
@@ -86,8 +102,31 @@ final class ClientLink: Sendable {
             closeForUnreadOutput(unread)
             return
         }
-        channel.writeAndFlush(ByteBuffer(bytes: bytes)).whenComplete { [self] _ in
-            unreadOutput.wrappingSubtract(count, ordering: .relaxed)
+        if simulationSide.withLock({ $0.add(output: bytes, allocator: channel.allocator) }) {
+            queue.schedule(after: .zero) { [self] in endTurn() }
+        }
+    }
+
+    /// The turn is over: its output is written and its consumed chunks are reported, in one hop
+    /// to the socket's event loop (NIO runs the tasks of one thread in the order they came, so
+    /// turns reach the socket in order).
+    private func endTurn() {
+        let turn = simulationSide.withLock { $0.takeTurn() }
+        if turn.output != nil {
+            statistics.update {
+                $0.outputWrites += 1
+                $0.outputPackets += turn.packets
+            }
+        }
+        let channel = self.channel
+        channel.eventLoop.execute { [self] in
+            if let output = turn.output {
+                let count = output.readableBytes
+                channel.writeAndFlush(output).whenComplete { [self] _ in
+                    unreadOutput.wrappingSubtract(count, ordering: .relaxed)
+                }
+            }
+            for consumed in turn.consumed { consumed() }
         }
     }
 
@@ -124,5 +163,46 @@ final class ClientLink: Sendable {
     func close() {
         closing.store(true, ordering: .relaxed)
         channel.close(promise: nil)
+    }
+}
+
+/// A client link's state on the simulation thread: whether its input reaches the controller, and
+/// the turn under way — output gathered, chunks consumed, whether the turn's end is scheduled.
+private struct SimulationSide {
+    var attached = false
+    var turn = Turn()
+    var endScheduled = false
+
+    /// Handed whole from the simulation thread to the socket's event loop.
+    struct Turn: Sendable {
+        var output: ByteBuffer?
+        var packets = 0
+        var consumed: [@Sendable () -> Void] = []
+    }
+
+    /// Adds a packet to the turn; whether the turn's end is to be scheduled (it was the first news).
+    mutating func add(output bytes: [UInt8], allocator: ByteBufferAllocator) -> Bool {
+        if turn.output == nil { turn.output = allocator.buffer(capacity: max(256, bytes.count)) }
+        turn.output?.writeBytes(bytes)
+        turn.packets += 1
+        return scheduleEnd()
+    }
+
+    /// Adds a consumed chunk's report to the turn; the same.
+    mutating func add(consumed: @escaping @Sendable () -> Void) -> Bool {
+        turn.consumed.append(consumed)
+        return scheduleEnd()
+    }
+
+    private mutating func scheduleEnd() -> Bool {
+        guard !endScheduled else { return false }
+        endScheduled = true
+        return true
+    }
+
+    mutating func takeTurn() -> Turn {
+        endScheduled = false
+        defer { turn = Turn() }
+        return turn
     }
 }

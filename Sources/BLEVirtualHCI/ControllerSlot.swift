@@ -155,7 +155,8 @@ private final class SlotWorker: Sendable {
         logger.info("controller \(index + 1): host connected from \(link.peer)")
         await port.withController { controller in
             controller.restartTransport()
-            controller.onPacket = { bytes in link.write(bytes) }
+            let queue = controller.air.queue
+            controller.onPacket = { bytes in link.write(bytes, turnOn: queue) }
             controller.onTransportFailure = { failure in
                 // Vol 4 Part A §2: no resynchronisation; this client's stream is over.
                 logger.warning("controller \(index + 1): closing \(link.peer): \(failure)")
