@@ -11,14 +11,17 @@ import Synchronization
 /// released but handed over after it are discarded there (counted), so no other client's stream
 /// ever carries them, and nothing the controller says after the release reaches this socket.
 ///
-/// Everything one simulation turn produces for the client goes out in one socket write
-/// (`write`, `endTurn`): a write and a hop between threads per packet made the served path
-/// slow enough, under load, for hosts to time out.
+/// Everything one turn produces for the client — the answers to one chunk of its input, or
+/// what one event of the air produced — goes out in one socket write and one hop between threads
+/// (`write`, `endTurn`): a write and a hop per packet made the served path slow enough, under
+/// load, for hosts to time out.
 final class ClientLink: Sendable {
     let channel: any Channel
     /// The client's address, for logs.
     let peer: String
     private let listener: Int
+    /// The controller's simulation, whose thread ends the turns.
+    private let simulation: Simulation
     private let statistics: SlotStatistics
     private let limits: VirtualControllerServer.ClientLimits
     private let logger: Logger
@@ -33,11 +36,12 @@ final class ClientLink: Sendable {
     private let discarded = Atomic<Int>(0)
 
     init(
-        channel: any Channel, listener: Int, statistics: SlotStatistics,
+        channel: any Channel, listener: Int, simulation: Simulation, statistics: SlotStatistics,
         limits: VirtualControllerServer.ClientLimits, logger: Logger
     ) {
         self.channel = channel
         self.listener = listener
+        self.simulation = simulation
         self.statistics = statistics
         self.limits = limits
         self.logger = logger
@@ -65,8 +69,8 @@ final class ClientLink: Sendable {
 
     /// Hands one chunk of the client's input to `port`'s controller; `consumed` runs on the
     /// socket's event loop once the controller has handled every packet the chunk completed
-    /// (with the output of that turn written before it) — or at once if the client is no longer
-    /// attached, the chunk then discarded and counted.
+    /// (after the answers, in the same hop) — or at once if the client is no longer attached,
+    /// the chunk then discarded and counted.
     func forward(_ bytes: [UInt8], to port: VirtualControllerPort, consumed: @escaping @Sendable () -> Void) {
         port.perform { [self] controller in
             guard simulationSide.withLock({ $0.attached }) else {
@@ -77,24 +81,26 @@ final class ClientLink: Sendable {
             controller.receive(h4: bytes)
             statistics.update { $0.inputOctetsConsumed += bytes.count }
             // Host packets are handled `commandLatency` after they arrive, in order; this runs
-            // right after the chunk's last one (ties keep their scheduling order), and the
-            // release goes out with the turn's output.
+            // right after the chunk's last one (ties keep their scheduling order) and ends the
+            // chunk's turn: its answers and its release go out together.
             let queue = controller.air.queue
-            queue.schedule(after: controller.configuration.commandLatency) { [self] in
-                if simulationSide.withLock({ $0.add(consumed: consumed) }) {
-                    queue.schedule(after: .zero) { [self] in endTurn() }
-                }
+            let due = queue.now.advanced(by: controller.configuration.commandLatency)
+            simulationSide.withLock { $0.openChunks.append(due) }
+            queue.schedule(at: due) { [self] in
+                simulationSide.withLock { $0.chunkHandled(consumed) }
+                endTurn()
             }
         }
     }
 
-    /// A packet from the controller (on the simulation thread, its event queue `queue`). Packets are gathered and written
-    /// together when the turn ends: an event scheduled at the current instant, which runs after
-    /// every event already due then — the commands of one chunk, the connection event that
-    /// produced the packet — so one socket write and one hop to the event loop carry all of
-    /// them, in order. A client that leaves more than `unreadOutputLimit` octets unread is not
-    /// reading: it is closed rather than let grow the process.
-    func write(_ bytes: [UInt8], turnOn queue: EventQueue) {
+    /// A packet from the controller (on the simulation thread; `now`, the air's time). Packets
+    /// are gathered and written together when their turn ends: the packets answering a chunk of
+    /// input when its last command has been handled, any other (from a connection event, an
+    /// advertising report) right after the event that produced it — before the simulation runs
+    /// the next one, so other clients' turns never hold it back. A client that leaves more than
+    /// `unreadOutputLimit` octets unread is not reading: it is closed rather than let grow the
+    /// process.
+    func write(_ bytes: [UInt8], now: VirtualInstant) {
         let count = bytes.count
         let unread = unreadOutput.wrappingAdd(count, ordering: .relaxed).newValue
         guard unread <= limits.unreadOutputLimit else {
@@ -102,9 +108,11 @@ final class ClientLink: Sendable {
             closeForUnreadOutput(unread)
             return
         }
-        if simulationSide.withLock({ $0.add(output: bytes, allocator: channel.allocator) }) {
-            queue.schedule(after: .zero) { [self] in endTurn() }
+        let endAfterThisEvent = simulationSide.withLock {
+            $0.add(output: bytes, now: now, allocator: channel.allocator)
         }
+        // An action submitted on the simulation thread runs as soon as the current event ends.
+        if endAfterThisEvent { simulation.perform { [self] _ in endTurn() } }
     }
 
     /// The turn is over: its output is written and its consumed chunks are reported, in one hop
@@ -112,6 +120,7 @@ final class ClientLink: Sendable {
     /// turns reach the socket in order).
     private func endTurn() {
         let turn = simulationSide.withLock { $0.takeTurn() }
+        guard turn.output != nil || !turn.consumed.isEmpty else { return }
         if turn.output != nil {
             statistics.update {
                 $0.outputWrites += 1
@@ -166,12 +175,15 @@ final class ClientLink: Sendable {
     }
 }
 
-/// A client link's state on the simulation thread: whether its input reaches the controller, and
-/// the turn under way — output gathered, chunks consumed, whether the turn's end is scheduled.
+/// A client link's state on the simulation thread: whether its input reaches the controller, the
+/// chunks whose commands are being handled, and the turn under way.
 private struct SimulationSide {
     var attached = false
+    /// When each chunk handed to the controller and not yet done is handled, oldest first.
+    var openChunks: [VirtualInstant] = []
     var turn = Turn()
-    var endScheduled = false
+    /// Whether an action ending the turn after the current event is queued.
+    var endQueued = false
 
     /// Handed whole from the simulation thread to the socket's event loop.
     struct Turn: Sendable {
@@ -180,28 +192,25 @@ private struct SimulationSide {
         var consumed: [@Sendable () -> Void] = []
     }
 
-    /// Adds a packet to the turn; whether the turn's end is to be scheduled (it was the first news).
-    mutating func add(output bytes: [UInt8], allocator: ByteBufferAllocator) -> Bool {
+    /// Adds a packet to the turn; whether an action must end the turn after the current event
+    /// (no chunk handled at this instant will end it, and none is queued yet).
+    mutating func add(output bytes: [UInt8], now: VirtualInstant, allocator: ByteBufferAllocator) -> Bool {
         if turn.output == nil { turn.output = allocator.buffer(capacity: max(256, bytes.count)) }
         turn.output?.writeBytes(bytes)
         turn.packets += 1
-        return scheduleEnd()
-    }
-
-    /// Adds a consumed chunk's report to the turn; the same.
-    mutating func add(consumed: @escaping @Sendable () -> Void) -> Bool {
-        turn.consumed.append(consumed)
-        return scheduleEnd()
-    }
-
-    private mutating func scheduleEnd() -> Bool {
-        guard !endScheduled else { return false }
-        endScheduled = true
+        guard !openChunks.contains(now), !endQueued else { return false }
+        endQueued = true
         return true
     }
 
+    /// The oldest open chunk has been handled: its release joins the turn.
+    mutating func chunkHandled(_ consumed: @escaping @Sendable () -> Void) {
+        if !openChunks.isEmpty { openChunks.removeFirst() }
+        turn.consumed.append(consumed)
+    }
+
     mutating func takeTurn() -> Turn {
-        endScheduled = false
+        endQueued = false
         defer { turn = Turn() }
         return turn
     }
