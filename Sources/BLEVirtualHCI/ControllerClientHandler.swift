@@ -105,14 +105,13 @@ final class ControllerClientHandler: ChannelDuplexHandler {
         octetsInFlight += count
         let (chunks, octets) = (chunksInFlight, octetsInFlight)
         statistics.update {
+            $0.inputChunks += 1
             $0.peakInputChunksInFlight = max($0.peakInputChunksInFlight, chunks)
             $0.peakInputOctetsInFlight = max($0.peakInputOctetsInFlight, octets)
         }
-        let loop = context.eventLoop
-        let handler = NIOLoopBound(self, eventLoop: loop)
-        link.forward(bytes, to: port) {
-            loop.execute { handler.value.consumed(count) }
-        }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        // The link reports on this channel's event loop, after writing the turn's output.
+        link.forward(bytes, to: port) { handler.value.consumed(count) }
     }
 
     /// The controller took a chunk: the next waiting one goes, or reading resumes if it was

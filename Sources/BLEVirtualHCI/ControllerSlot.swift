@@ -48,7 +48,8 @@ final class ControllerSlot: Sendable {
     /// host's stream itself), reads one bounded chunk at a time once the client is attached.
     func accept(_ channel: any Channel) -> EventLoopFuture<Void> {
         let link = ClientLink(
-            channel: channel, listener: index, statistics: statistics, limits: limits, logger: logger)
+            channel: channel, listener: index, simulation: port.simulation, statistics: statistics, limits: limits,
+            logger: logger)
         let messages = self.messages
         let (events, index, logger) = (self.events, self.index, self.logger)
         let handler = ControllerClientHandler(
@@ -155,7 +156,8 @@ private final class SlotWorker: Sendable {
         logger.info("controller \(index + 1): host connected from \(link.peer)")
         await port.withController { controller in
             controller.restartTransport()
-            controller.onPacket = { bytes in link.write(bytes) }
+            let air = controller.air
+            controller.onPacket = { bytes in link.write(bytes, now: air.now) }
             controller.onTransportFailure = { failure in
                 // Vol 4 Part A §2: no resynchronisation; this client's stream is over.
                 logger.warning("controller \(index + 1): closing \(link.peer): \(failure)")

@@ -56,6 +56,13 @@ extension VirtualControllerServer {
         public var peakInputOctetsWaiting = 0
         /// Times a read waited for the controller or for the client to take its events.
         public var readsHeld = 0
+        /// Chunks of input handed to the controller (each one read).
+        public var inputChunks = 0
+        /// Socket writes toward clients: each carries every packet one simulation turn produced
+        /// for its client (the commands of one chunk of input, one connection event …).
+        public var outputWrites = 0
+        /// Packets (events, ACL data) written toward clients.
+        public var outputPackets = 0
 
         public init() {}
     }

@@ -31,8 +31,12 @@ import NIOPosix
 /// - Listens only on the addresses given (`_` in a tcp-server moniker means every interface,
 ///   as in Bumble).
 ///
+/// - A UNIX listener's path must be free or hold a stale socket (one nobody listens on), which is
+///   removed; a regular file, a directory, a symbolic link or a live socket there is an error
+///   (`TransportOpenError.socketPath`) and is left untouched.
+///
 /// Call `close()` when done: it closes listeners and clients, releases the controllers and
-/// removes UNIX socket files.
+/// removes the UNIX socket files it bound (if they are still there).
 public actor VirtualControllerServer {
     /// One listening socket and the controller behind it.
     public struct Listener: Sendable {
@@ -78,6 +82,8 @@ public actor VirtualControllerServer {
         let listener: Listener
         let channel: any Channel
         let slot: ControllerSlot
+        /// The socket file a UNIX listener bound (removed on close only if still there).
+        let socketFile: UnixSocketPath.Identity?
     }
 
     /// The monikers a server can listen on.
@@ -130,6 +136,14 @@ public actor VirtualControllerServer {
         }
         let index = nextIndex
         nextIndex += 1
+        if case .unix(let path) = address {
+            // Only a stale socket is removed; anything else at the path is someone's and stays.
+            do throws(UnixSocketPathError) {
+                try UnixSocketPath.prepareForListening(path)
+            } catch {
+                throw .socketPath(moniker, error)
+            }
+        }
         let slot = ControllerSlot(index: index, port: port, limits: limits, events: eventSink, logger: logger)
         // The listener and all its clients on one event loop: clients are then attached in the
         // order they were accepted (children spread over several loops would run their
@@ -142,6 +156,7 @@ public actor VirtualControllerServer {
             .childChannelInitializer { channel in slot.accept(channel) }
         let channel: any Channel
         let boundMoniker: TransportMoniker
+        var socketFile: UnixSocketPath.Identity?
         do {
             switch address {
             case .tcp(let host, let requested):
@@ -149,8 +164,8 @@ public actor VirtualControllerServer {
                 let actual = channel.localAddress?.port.flatMap(UInt16.init(exactly:)) ?? requested
                 boundMoniker = .tcpServer(host: host, port: actual)
             case .unix(let path):
-                // A socket file left by an earlier run would make bind fail; only sockets are removed.
-                channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+                channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+                socketFile = UnixSocketPath.identity(of: path)
                 boundMoniker = moniker
             }
         } catch {
@@ -160,11 +175,12 @@ public actor VirtualControllerServer {
         guard !isClosed else {
             // Closed while binding: nothing will close this listener later.
             try? await channel.close()
+            if case .unix(let path) = address, let socketFile { UnixSocketPath.remove(path, boundAs: socketFile) }
             await slot.shutdown()
             throw .listenFailed(moniker, "the server is closed")
         }
         let listener = Listener(index: index, moniker: boundMoniker, port: port)
-        bound.append(Bound(listener: listener, channel: channel, slot: slot))
+        bound.append(Bound(listener: listener, channel: channel, slot: slot, socketFile: socketFile))
         return listener
     }
 
@@ -175,8 +191,8 @@ public actor VirtualControllerServer {
         for entry in bound {
             try? await entry.channel.close()
             await entry.slot.shutdown()
-            if case .unix(let path) = entry.listener.moniker {
-                try? FileManager.default.removeItem(atPath: path)
+            if case .unix(let path) = entry.listener.moniker, let socketFile = entry.socketFile {
+                UnixSocketPath.remove(path, boundAs: socketFile)
             }
         }
         eventSink.finish()

@@ -10,6 +10,17 @@ struct ControllerCommandTests {
         #expect(result.standardError.contains("nrf52"))
     }
 
+    @Test("--listen unix:PATH on a regular file: refused with what is there, the file untouched")
+    func unixPathIsAFile() throws {
+        let path = FileManager.default.temporaryDirectory.path + "/swift-ble-\(UUID().uuidString).sock"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
+        let result = try CLI.run("controller", "--listen", "unix:\(path)")
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("\(path) is a regular file, not a socket"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
+    }
+
     @Test("Serves a controller on loopback, says where, and stops cleanly on SIGTERM")
     func servesAndStops() throws {
         let process = Process()

@@ -152,6 +152,9 @@ extension VirtualController {
         public var unexpectedPackets = 0
         /// Byte streams from the host that could not be framed (Vol 4 Part A §2).
         public var transportFailures = 0
+        /// Commands the host sent beyond the credit of the latest Command Complete or Command
+        /// Status (Num_HCI_Command_Packets, Vol 4 Part E §4.4); handled in order all the same.
+        public var commandsBeyondCredit = 0
 
         public init() {}
     }

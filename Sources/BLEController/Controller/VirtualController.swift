@@ -44,6 +44,8 @@ public final class VirtualController {
 
     // MARK: Host interface state (Core 5.4 Vol 4 Part E)
     var masks = EventMasks()
+    /// The host's command credit (Vol 4 Part E §4.4), to see a host that ignores it.
+    var commandCredit = HostCommandCredit()
     var commandFamily = AdvertisingCommandFamily.undecided
     /// Events produced while a command runs, sent after its completion event.
     var deferredEvents: [[UInt8]]?
@@ -133,6 +135,7 @@ public final class VirtualController {
             guard let packet else { return }
             switch packet.type {
             case .command, .acl:
+                if packet.type == .command { checkCommandCredit(packet) }
                 // The packet shares the host's chunk (a value: nobody can change it under us).
                 hostPackets.append(packet)
                 air.queue.schedule(after: configuration.commandLatency) { [hostPackets] in
@@ -158,6 +161,25 @@ public final class VirtualController {
     public func restartTransport() {
         parser = H4StreamParser()
         transportFailure = nil
+        commandCredit.restart()
+    }
+
+    /// Counts and logs a command the host sent beyond its credit (Vol 4 Part E §4.4); it is
+    /// queued and handled in order all the same (`HostCommandCredit` says why).
+    private func checkCommandCredit(_ packet: H4Packet) {
+        let payload = packet.payload
+        let opcode =
+            payload.count >= 2
+            ? UInt16(payload[payload.startIndex]) | UInt16(payload[payload.startIndex + 1]) << 8 : 0
+        guard !commandCredit.commandArrived(opcode: opcode) else { return }
+        statistics.commandsBeyondCredit += 1
+        let text = "0x" + String(opcode, radix: 16, uppercase: true)
+        if commandCredit.beyondCreditInStream == 1 {
+            logger.notice(
+                "the host sends commands beyond its credit (Vol 4 Part E §4.4): \(text) and later ones are queued")
+        } else {
+            logger.debug("command \(text) beyond the host's credit (\(statistics.commandsBeyondCredit) so far)")
+        }
     }
 
     private func failTransport(_ failure: TransportFailure) {
@@ -207,6 +229,7 @@ public final class VirtualController {
     /// Sends `event` if the host's event masks allow it (Core 5.4 Vol 4 Part E §7.3.1, §7.3.69,
     /// §7.8.1).
     func send(_ event: HCIEvent) {
+        commandCredit.sent(event)
         guard masks.allows(event) else { return }
         // Indicator and event in one buffer: one allocation per event.
         var writer = ByteWriter(capacity: 64)

@@ -78,11 +78,17 @@ public enum FileAccess {
     /// Replaces the file at `path` with `bytes` atomically: a temporary file in the same folder,
     /// written and flushed, then renamed over it. A `path` that is not a regular file is refused
     /// and left as it is.
+    ///
+    /// A symbolic link at `path` is written through, as editors do: the file it leads to is
+    /// replaced (its temporary file beside it, so the rename stays on one file system) and the
+    /// link survives. A link to nothing or in a loop is refused: creating a file wherever a
+    /// dangling link points is how a planted link redirects a write.
     public static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644)
         throws(FileAccessError)
     {
-        try checkReplaceable(path)
-        let temporary = "\(path).tmp-\(getpid())"
+        let destination = try writeDestination(of: path)
+        try checkReplaceable(destination)
+        let temporary = "\(destination).tmp-\(getpid())"
         let descriptor = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode: mode)
         guard descriptor >= 0 else { throw unwritable(errno, path) }
         let contents = Array(bytes)
@@ -98,12 +104,29 @@ public enum FileAccess {
             throw .unwritable(path: path, reason: reason)
         }
         closeDescriptor(descriptor)
-        guard rename(temporary, path) == 0 else {
+        guard rename(temporary, destination) == 0 else {
             let code = errno
             unlink(temporary)
             throw unwritable(code, path)
         }
-        syncFolder(of: path)
+        syncFolder(of: destination)
+    }
+
+    /// Where a write to `path` lands: `path` itself, or the file a symbolic link there leads to
+    /// (every link on the way resolved).
+    private static func writeDestination(of path: String) throws(FileAccessError) -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return path }
+        guard let resolved = realpath(path, nil) else {
+            let code = errno
+            switch code {
+            case ENOENT: throw .unwritable(path: path, reason: "a symbolic link to nothing")
+            case ELOOP: throw .symlinkLoop(path: path)
+            default: throw unwritable(code, path)
+            }
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Opens `path` for writing, creating it when absent, without blocking and without touching

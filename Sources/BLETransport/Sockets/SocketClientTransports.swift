@@ -20,6 +20,8 @@ public enum TransportOpenError: Error, Sendable, Hashable, CustomStringConvertib
     case connectionFailed(TransportMoniker, String)
     /// Listening failed (address in use, not a local address, path too long).
     case listenFailed(TransportMoniker, String)
+    /// Something that is not a stale socket stands at a UNIX listener's path; it is left alone.
+    case socketPath(TransportMoniker, UnixSocketPathError)
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum TransportOpenError: Error, Sendable, Hashable, CustomStringConvertib
         case .unsupportedRole(let moniker): "\(moniker) cannot serve a controller (use tcp-server: or unix:)"
         case .connectionFailed(let moniker, let reason): "cannot connect to \(moniker): \(reason)"
         case .listenFailed(let moniker, let reason): "cannot listen on \(moniker): \(reason)"
+        case .socketPath(let moniker, let error): "cannot listen on \(moniker): \(error)"
         }
     }
 }

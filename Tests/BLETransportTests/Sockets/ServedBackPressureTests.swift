@@ -47,6 +47,10 @@ struct ServedBackPressureTests {
             #expect(statistics.peakInputOctetsInFlight <= limits.inputOctetsBound)
             // 20,000 octets through 256-octet reads, two at a time: reading waited for the controller.
             #expect(statistics.readsHeld > 0)
+            // The answers to each chunk went out together: one write per chunk at most, not one
+            // per answer.
+            #expect(statistics.outputPackets == count)
+            #expect(statistics.outputWrites <= statistics.inputChunks)
             await flooder.close()
         }
     }
