@@ -1,6 +1,7 @@
 import BLEController
 import Logging
 import NIOCore
+import BLELocking
 import Synchronization
 
 /// One client's socket, as the controller, the worker and the socket's handler see it.
@@ -19,7 +20,7 @@ final class ClientLink: Sendable {
     private let logger: Logger
     /// Whether the controller takes this client's input: set and cleared on the simulation thread
     /// only (the lock makes the class Sendable; it is never contended).
-    private let attached = Mutex(false)
+    private let attached = Locked(false)
     /// Set once the socket is being closed: further input is discarded without a hop.
     private let closing = Atomic<Bool>(false)
     /// Octets written toward the client that the socket has not taken yet.
