@@ -8,6 +8,8 @@
 //   they meet only through a transport, as H4 bytes. BLEVirtualHCI (the in-process pipe to a
 //   virtual controller and the HCI server of virtual controllers) is the one target that sees both
 //   a transport and a controller.
+//   BLELocking, under everything that locks, is the one lock (a pthread mutex ThreadSanitizer
+//   can see; `Synchronization.Mutex` it cannot on Linux).
 import PackageDescription
 
 /// swift-log, for every target that logs (not BLEWire, which stays pure, nor BLESimulation).
@@ -39,12 +41,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "BLEWire"),
-        .target(name: "BLESimulation"),
+        // The one lock of every module (see Locked.swift for why not `Synchronization.Mutex`).
+        .target(name: "BLELocking"),
+        .target(name: "BLESimulation", dependencies: ["BLELocking"]),
         .target(name: "BLEController", dependencies: ["BLEWire", "BLESimulation", logging]),
         .target(
             name: "BLETransport",
             dependencies: [
-                "BLEWire",
+                "BLEWire", "BLELocking",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 logging,
@@ -53,7 +57,7 @@ let package = Package(
         .target(
             name: "BLEVirtualHCI",
             dependencies: [
-                "BLEWire", "BLESimulation", "BLEController", "BLETransport",
+                "BLEWire", "BLESimulation", "BLEController", "BLETransport", "BLELocking",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 logging,
@@ -62,7 +66,7 @@ let package = Package(
         .target(
             name: "BLEHost",
             dependencies: [
-                "BLEWire", "BLETransport",
+                "BLEWire", "BLETransport", "BLELocking",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -72,20 +76,22 @@ let package = Package(
         .target(
             name: "BLE",
             dependencies: [
-                "BLEHost", "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEWire", logging,
+                "BLEHost", "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEWire", "BLELocking",
+                logging,
             ]
         ),
         .target(
             name: "BLECompanion",
             dependencies: [
-                "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation",
+                "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation", "BLELocking",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
                 logging,
             ]
         ),
         .target(
             name: "BLEDevices",
-            dependencies: ["BLECompanion", "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation"]),
+            dependencies: ["BLECompanion", "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation", "BLELocking"]
+        ),
         // Throughput and air-time benchmarks on two full stacks (`ble bench`, and the tests that
         // pin what they measure).
         .target(
@@ -98,7 +104,7 @@ let package = Package(
             name: "ble",
             dependencies: [
                 "BLE", "BLEWire", "BLESimulation", "BLEController", "BLETransport", "BLEVirtualHCI", "BLEHost",
-                "BLECompanion", "BLEDevices", "BLEBenchmarks",
+                "BLECompanion", "BLEDevices", "BLEBenchmarks", "BLELocking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ]
@@ -110,9 +116,10 @@ let package = Package(
             name: "BLEFuzzTargets",
             dependencies: [
                 "BLEWire", "BLEHost", "BLETransport", "BLEController", "BLESimulation", "BLE", "BLECompanion",
+                "BLELocking",
             ]
         ),
-        .executableTarget(name: "BLEFuzz", dependencies: ["BLEFuzzTargets"]),
+        .executableTarget(name: "BLEFuzz", dependencies: ["BLEFuzzTargets", "BLELocking"]),
         // What several test targets share (a log recorder, damaged paths): used by test targets
         // only, never by a library or the tool.
         .target(name: "BLETestSupport", dependencies: [logging]),
@@ -128,12 +135,12 @@ let package = Package(
         .testTarget(name: "BLESimulationTests", dependencies: ["BLESimulation"]),
         .testTarget(
             name: "BLEControllerTests",
-            dependencies: ["BLEController", "BLESimulation", "BLEWire", "BLETestSupport", logging]
+            dependencies: ["BLEController", "BLESimulation", "BLEWire", "BLETestSupport", "BLELocking", logging]
         ),
         .testTarget(
             name: "BLEHostTests",
             dependencies: [
-                "BLEHost", "BLEWire", "BLETransport",
+                "BLEHost", "BLEWire", "BLETransport", "BLELocking",
                 // The simulation's executor and virtual clock drive host timers in tests; the
                 // end-to-end tests put a host on a virtual controller through the pipe.
                 "BLESimulation", "BLEController", "BLEVirtualHCI", "BLETestSupport",
@@ -145,12 +152,13 @@ let package = Package(
             name: "BLETests",
             dependencies: [
                 "BLE", "BLEController", "BLESimulation", "BLEVirtualHCI", "BLETransport", "BLEHost", "BLEWire",
+                "BLELocking",
             ]
         ),
         .testTarget(
             name: "BLECompanionTests",
             dependencies: [
-                "BLECompanion", "BLE", "BLEWire", "BLESimulation", "BLETestSupport",
+                "BLECompanion", "BLE", "BLEWire", "BLESimulation", "BLETestSupport", "BLELocking",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 logging,
             ]
@@ -160,24 +168,28 @@ let package = Package(
             name: "BLETransportTests",
             dependencies: [
                 "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEHost", "BLEWire",
-                "BLETestSupport", logging,
+                "BLETestSupport", "BLELocking", logging,
             ]
         ),
         .testTarget(
             name: "BLEDevicesTests",
             dependencies: [
                 "BLEDevices", "BLECompanion", "BLE", "BLEBenchmarks", "BLEWire", "BLESimulation", "BLETestSupport",
+                "BLELocking",
             ]
         ),
         .testTarget(
             name: "BLEBenchmarksTests", dependencies: ["BLEBenchmarks", "BLE", "BLEController", "BLESimulation", "BLEWire"]
         ),
-        .testTarget(name: "BLECLITests", dependencies: ["BLEWire", "BLESimulation", "BLETransport", "ble"]),
+        .testTarget(
+            name: "BLECLITests", dependencies: ["BLEWire", "BLESimulation", "BLETransport", "BLELocking", "ble"]
+        ),
         // The seed corpus and every crash reproducer, replayed through their fuzz targets.
         .testTarget(name: "BLEFuzzTests", dependencies: ["BLEFuzzTargets"]),
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.
         .testTarget(
-            name: "BLEInteropTests", dependencies: ["BLE", "BLETransport", "BLEVirtualHCI", "BLESimulation", "BLEWire", "ble"]
+            name: "BLEInteropTests",
+            dependencies: ["BLE", "BLETransport", "BLEVirtualHCI", "BLESimulation", "BLEWire", "BLELocking", "ble"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,7 @@
 #if BLE_FUZZING
 import BLEFuzzTargets
 import Foundation
-import Synchronization
+import BLELocking
 
 /// libFuzzer's driver (compiler-rt's `libclang_rt.fuzzer_no_main`, linked by `scripts/fuzz`),
 /// run from our own `main` so that the target's name is taken off the command line first.
@@ -14,7 +14,7 @@ private func LLVMFuzzerRunDriver(
 
 enum LibFuzzerDriver {
     /// The target under fuzzing: set once before the driver starts, read for every input.
-    private static let target = Mutex<FuzzTarget?>(nil)
+    private static let target = Locked<FuzzTarget?>(nil)
 
     static func run(_ chosen: FuzzTarget) -> Never {
         target.withLock { $0 = chosen }

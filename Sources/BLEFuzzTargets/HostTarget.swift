@@ -3,7 +3,7 @@ import BLESimulation
 import BLETransport
 import BLEWire
 import Dispatch
-import Synchronization
+import BLELocking
 
 /// A host (`Host`, with a GATT server) on a controller played by the input: after a normal
 /// start-up, the controller sends events and ACL data of any content — well-formed connection
@@ -83,7 +83,7 @@ enum HostTarget {
 
 /// The result of work run to its end by `HostTarget.blocking`, handed across threads.
 private final class ResultBox<T: Sendable>: Sendable {
-    let value = Mutex<T?>(nil)
+    let value = Locked<T?>(nil)
 }
 
 /// One thing the controller does to the host.
@@ -142,7 +142,7 @@ enum HostStep: Sendable {
 /// what the host sends.
 final class FuzzedController: Sendable {
     let transport: PipeTransport
-    private let state = Mutex<FuzzFailure?>(nil)
+    private let state = Locked<FuzzFailure?>(nil)
     private let bufferLength: UInt16
 
     init(bufferLength: UInt16) {

@@ -1,4 +1,5 @@
 import Foundation
+import BLELocking
 import Synchronization
 
 /// The virtual radio's world of time: one thread that runs every participant's async work (as
@@ -71,7 +72,7 @@ public final class Simulation: Sendable {
 /// the owner of the event queue.
 public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     // @unchecked Sendable: `queue` is only touched on the simulation thread (inside `loop`, by
-    // jobs and actions it runs); everything shared across threads is inside `state`'s Mutex.
+    // jobs and actions it runs); everything shared across threads is inside `state`'s lock.
     private struct State {
         var jobs: [UnownedJob] = []
         var actions: [SubmittedAction] = []
@@ -79,7 +80,7 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
         var stopped = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let wakeUp = NSCondition()
     /// Set whenever `state` may hold news for the loop (work queued from another thread, a stop,
     /// a run begun), so the loop takes the lock only then rather than once per event.
@@ -333,7 +334,7 @@ private final class Sleeper: Sendable {
         var result: Result<Void, Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func arm(_ continuation: CheckedContinuation<Void, Error>) {
         let early = state.withLock { state -> Result<Void, Error>? in

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import BLELocking
 
 /// Keeps the lines a logger writes, for tests that check what was logged: handed to a
 /// configuration instead of bootstrapping the global logging system (which can happen once per
@@ -11,7 +11,7 @@ package final class LogRecorder: Sendable {
         package var description: String { "[\(level)] \(message)" }
     }
 
-    private let recorded = Mutex<[Line]>([])
+    private let recorded = Locked<[Line]>([])
 
     package init() {}
 

@@ -1,4 +1,5 @@
 import BLEWire
+import BLELocking
 import Synchronization
 
 /// An in-process transport: packets to the controller go to a closure, packets from the
@@ -17,7 +18,7 @@ public final class PipeTransport: InPlaceHCITransport {
     /// packets may come from anywhere.
     let deliveryExecutor: (any SerialExecutor)?
     /// Takes packets in place of `packets` once a host on `deliveryExecutor` asked for them.
-    private let directReceiver = Mutex<DirectReceiver?>(nil)
+    private let directReceiver = Locked<DirectReceiver?>(nil)
 
     /// A box, so that reading the receiver under the lock copies a reference rather than
     /// re-wrapping a closure.

@@ -1,4 +1,5 @@
 import BLEController
+import BLELocking
 import BLESimulation
 import Logging
 import NIOCore
@@ -27,7 +28,7 @@ final class ClientLink: Sendable {
     private let logger: Logger
     /// What the simulation thread keeps for this client (the lock makes the class Sendable; it
     /// is only taken there, never contended).
-    private let simulationSide = Mutex(SimulationSide())
+    private let simulationSide = Locked(SimulationSide())
     /// Set once the socket is being closed: further input is discarded without a hop.
     private let closing = Atomic<Bool>(false)
     /// Octets written toward the client that the socket has not taken yet.

@@ -3,7 +3,7 @@ import BLETransport
 import BLEWire
 import Logging
 import NIOCore
-import Synchronization
+import BLELocking
 
 /// One virtual controller served over one listener: the UART transport's single host
 /// (Core 5.4 Vol 4 Part A §2), one client at a time.
@@ -206,7 +206,7 @@ final class OneShotSignal: Sendable {
         case signalled
     }
 
-    private let state = Mutex(State.idle)
+    private let state = Locked(State.idle)
 
     func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

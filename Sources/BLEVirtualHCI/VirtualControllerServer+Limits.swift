@@ -1,4 +1,4 @@
-import Synchronization
+import BLELocking
 
 extension VirtualControllerServer {
     /// What one client may cost the process: the input held between its socket and its
@@ -70,7 +70,7 @@ extension VirtualControllerServer {
 
 /// A listener's statistics, updated from the socket's event loop and the simulation thread.
 final class SlotStatistics: Sendable {
-    private let value = Mutex(VirtualControllerServer.ListenerStatistics())
+    private let value = Locked(VirtualControllerServer.ListenerStatistics())
 
     func update(_ body: (inout VirtualControllerServer.ListenerStatistics) -> Void) {
         value.withLock { body(&$0) }

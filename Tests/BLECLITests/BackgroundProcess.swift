@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import BLELocking
 import Testing
 
 /// A `ble` process that runs while a test talks to it (`ble controller`, `ble serve`): its
@@ -97,7 +97,7 @@ final class BackgroundProcess: Sendable {
 
 /// Text a pipe's handler appends on its own thread while the test reads it.
 final class CollectedText: Sendable {
-    private let collected = Mutex("")
+    private let collected = Locked("")
 
     func append(_ text: String) { collected.withLock { $0 += text } }
     var text: String { collected.withLock { $0 } }

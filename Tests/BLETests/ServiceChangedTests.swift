@@ -1,7 +1,7 @@
 import BLEController
 import BLEHost
 import BLEWire
-import Synchronization
+import BLELocking
 import Testing
 
 @testable import BLE
@@ -74,7 +74,7 @@ struct ServiceChangedTests {
             // Discovery by UUID does not enable Service Changed.
             _ = try await peripheral.discoverServices([Fixture.serviceUUID])
             #expect(await peripheral.serviceChangedHandle == nil)
-            let seen = Mutex<[PeripheralEvent]>([])
+            let seen = Locked<[PeripheralEvent]>([])
             let listener = devices.spawn {
                 for await event in events { seen.withLock { $0.append(event) } }
             }

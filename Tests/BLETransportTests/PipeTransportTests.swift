@@ -1,5 +1,5 @@
 import BLETransport
-import Synchronization
+import BLELocking
 import BLEWire
 import Testing
 
@@ -23,7 +23,7 @@ struct PipeTransportTests {
 }
 
 final class SentLog: Sendable {
-    private let packets = Mutex<[H4Packet]>([])
+    private let packets = Locked<[H4Packet]>([])
     func append(_ packet: H4Packet) { packets.withLock { $0.append(packet) } }
     var all: [H4Packet] { packets.withLock { $0 } }
 }

@@ -1,5 +1,5 @@
 import BLEHost
-import Synchronization
+import BLELocking
 
 /// Hands a host's events to a manager in order, taking in place what needs no suspension.
 ///
@@ -37,7 +37,7 @@ final class OrderedEventPump<Event: Sendable>: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let inPlace: InPlace
 
     init(inPlace: @escaping InPlace) {

@@ -1,5 +1,5 @@
 import BLE
-import Synchronization
+import BLELocking
 
 /// The headset protocol's binding of the OTA engine (docs/headset-protocol.md, "OTA sequence"):
 /// OTA start, status, commit and abort are requests with a timeout; data packets are events
@@ -48,7 +48,7 @@ public final class HeadsetOTATarget: OTATarget {
     private let otherSink: AsyncStream<DeviceIncoming<HeadsetDeviceMessage>>.Continuation
     private let reconnectLink: Reconnect?
     private let taskExecutor: (any TaskExecutor)?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A target on an open link. `reconnect` (nil: a link loss ends the update) is called after
     /// a link loss; `taskExecutor` is where the target's reader runs (the simulation's on the
@@ -61,7 +61,7 @@ public final class HeadsetOTATarget: OTATarget {
         self.reconnectLink = reconnect
         self.taskExecutor = taskExecutor
         (otherMessages, otherSink) = AsyncStream.makeStream(of: DeviceIncoming<HeadsetDeviceMessage>.self)
-        state = Mutex(State(link: link))
+        state = Locked(State(link: link))
         startReading(link)
     }
 

@@ -1,9 +1,9 @@
-import Synchronization
+import BLELocking
 
 /// Streams handed to several listeners, each of which gets every element from the moment it
 /// asked. Thread-safe; a stream whose listener went away is dropped at the next element.
 final class Broadcast<Element: Sendable>: Sendable {
-    private let continuations = Mutex<[AsyncStream<Element>.Continuation]>([])
+    private let continuations = Locked<[AsyncStream<Element>.Continuation]>([])
 
     func subscribe() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import BLELocking
 
 /// Sends a firmware image to a device over any `OTATarget`: numbered packets sized to the link,
 /// written without response under the target's flow control, with the packets the device names
@@ -140,10 +140,10 @@ final class OTARunLog<Instant: InstantProtocol>: Sendable {
         var lastActivity: Instant
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(now: Instant) {
-        state = Mutex(State(lastActivity: now))
+        state = Locked(State(lastActivity: now))
     }
 
     var summary: OTASummary { state.withLock { $0.summary } }
@@ -160,7 +160,7 @@ final class OTARunLog<Instant: InstantProtocol>: Sendable {
 
 /// Reports that arrived while the transfer was busy, taken at its next turn.
 final class OTAReportInbox: Sendable {
-    private let pending = Mutex<[OTADeviceReport]>([])
+    private let pending = Locked<[OTADeviceReport]>([])
 
     func post(_ report: OTADeviceReport) {
         pending.withLock { $0.append(report) }

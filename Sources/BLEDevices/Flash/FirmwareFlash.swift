@@ -1,5 +1,5 @@
 import BLECompanion
-import Synchronization
+import BLELocking
 
 /// The headset's firmware store: two slots (one active, one staging) on a `FlashStorage`, which
 /// receives an OTA update packet by packet and swaps slots only for a complete image whose
@@ -88,7 +88,7 @@ public final class FirmwareFlash: Sendable {
 
     public let configuration: Configuration
     let storage: any FlashStorage
-    let state: Mutex<State>
+    let state: Locked<State>
     private let sleep: (@Sendable (Duration) async throws -> Void)?
 
     /// Opens the store on `storage`: loads the slot table (writing `factoryImage` into slot A on
@@ -139,7 +139,7 @@ public final class FirmwareFlash: Sendable {
                 staging = Staging(record: record)
             }
         }
-        state = Mutex(State(table: table, staging: staging, batteryLevel: batteryLevel))
+        state = Locked(State(table: table, staging: staging, batteryLevel: batteryLevel))
     }
 
     // MARK: Queries

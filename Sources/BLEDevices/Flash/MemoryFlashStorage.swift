@@ -1,4 +1,4 @@
-import Synchronization
+import BLELocking
 
 /// Flash in memory, for a device without a state directory, and for tests: the object outlives
 /// a simulated device restart (a new store on the same storage), and a power loss can be
@@ -11,7 +11,7 @@ public final class MemoryFlashStorage: FlashStorage {
         var powered = true
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
 import BLESimulation
-import Synchronization
+import BLELocking
 
 /// The headset's side of the OTA sequence (docs/headset-protocol.md): turns OTA messages into
 /// `FirmwareFlash` calls and the flash's answers into the protocol's, and injects faults into
@@ -15,12 +15,12 @@ final class HeadsetOTAReceiver: Sendable {
 
     let flash: FirmwareFlash
     private let faultRate: Double
-    private let random: Mutex<(generator: SeededRandomGenerator, faults: Faults)>
+    private let random: Locked<(generator: SeededRandomGenerator, faults: Faults)>
 
     init(flash: FirmwareFlash, faultRate: Double, seed: UInt64) {
         self.flash = flash
         self.faultRate = faultRate
-        random = Mutex((SeededRandomGenerator(seed: seed), Faults()))
+        random = Locked((SeededRandomGenerator(seed: seed), Faults()))
     }
 
     var faults: Faults { random.withLock { $0.faults } }

@@ -2,7 +2,7 @@ import BLE
 import BLEHost
 import BLECompanion
 import BLESimulation
-import Synchronization
+import BLELocking
 
 /// A headset on any radio, built on the public API: a `PeripheralManager` publishing the
 /// headset service through a `DeviceSideLink`, advertising its name, the service and its MAC
@@ -44,7 +44,7 @@ public final class VirtualHeadset: Sendable {
     private let receiver: HeadsetOTAReceiver
     private let clock: any Clock<Duration>
     private let taskExecutor: (any TaskExecutor)?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var heartbeatPeriod: Duration?
@@ -108,7 +108,7 @@ public final class VirtualHeadset: Sendable {
         self.taskExecutor = taskExecutor
         receiver = HeadsetOTAReceiver(flash: flash, faultRate: configuration.faultRate, seed: configuration.seed)
         (activity, activitySink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
-        state = Mutex(State(heartbeatPeriod: configuration.heartbeatPeriod))
+        state = Locked(State(heartbeatPeriod: configuration.heartbeatPeriod))
     }
 
     /// Battery level in percent; below the flash's minimum an update is refused.

@@ -1,5 +1,5 @@
 import DequeModule
-import Synchronization
+import BLELocking
 
 /// An unbounded, single-consumer asynchronous sequence fed by a `Continuation`: the stack's
 /// streams of events and values (`Host.events`, `Peripheral.values(for:)`, a peripheral
@@ -136,7 +136,7 @@ public struct EventStream<Element: Sendable>: AsyncSequence, Sendable {
             case empty
         }
 
-        @usableFromInline let state = Mutex(State())
+        @usableFromInline let state = Locked(State())
 
         @usableFromInline init() {}
 

@@ -1,4 +1,5 @@
 import Foundation
+import BLELocking
 import Synchronization
 
 /// A serial executor backed by one thread: the default home of a host actor when it does not
@@ -7,9 +8,9 @@ import Synchronization
 /// Jobs run in the order they were enqueued. `shutdown()` lets the thread finish the jobs it
 /// has and end.
 public final class SerialThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is inside `jobs`' Mutex and the `alive` atomic;
+    // @unchecked Sendable: all mutable state is inside `jobs`' lock and the `alive` atomic;
     // `wakeUp` is a lock.
-    private let jobs = Mutex<[UnownedJob]>([])
+    private let jobs = Locked<[UnownedJob]>([])
     private let wakeUp = NSCondition()
     private let alive = Atomic<Bool>(true)
 

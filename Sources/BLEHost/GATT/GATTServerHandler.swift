@@ -1,5 +1,5 @@
 import BLEWire
-import Synchronization
+import BLELocking
 
 /// What the GATT server tells the application, in order.
 public enum GATTServerEvent: Sendable, Hashable {
@@ -28,13 +28,13 @@ public final class GATTServerHandler: ATTServerHandler {
     /// Called on the host's executor with each event as it happens, in order.
     package typealias EventObserver = @Sendable (GATTServerEvent) -> Void
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// The events, when nothing observes them (`observeEvents(_:)`).
     public let events: EventStream<GATTServerEvent>
     private let sink: EventStream<GATTServerEvent>.Continuation
 
     public init(server: GATTServer) {
-        state = Mutex(State(server: server))
+        state = Locked(State(server: server))
         (events, sink) = EventStream.makeStream(of: GATTServerEvent.self)
     }
 

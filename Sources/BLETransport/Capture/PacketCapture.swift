@@ -6,7 +6,7 @@
     import Darwin
 #endif
 import BLEWire
-import Synchronization
+import BLELocking
 
 /// Why a capture file could not be written.
 public enum PacketCaptureError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -45,7 +45,7 @@ public final class PacketCapture: Sendable {
         var failure: PacketCaptureError?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates (or truncates) the regular file at `path` and writes the btsnoop file header.
     public init(path: String) throws(PacketCaptureError) {
@@ -63,7 +63,7 @@ public final class PacketCapture: Sendable {
         }
         self.path = path
         createdAt = wallClockMicroseconds()
-        state = Mutex(State(descriptor: descriptor))
+        state = Locked(State(descriptor: descriptor))
     }
 
     deinit {

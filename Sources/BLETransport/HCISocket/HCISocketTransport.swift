@@ -9,7 +9,7 @@ import BLEWire
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
+import BLELocking
 
 /// Why the Linux HCI user channel of an adapter could not be opened.
 public enum HCISocketError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -53,7 +53,7 @@ public final class HCISocketTransport: HCITransport {
     private let reader: any Channel
     private let sink: H4PacketSink
     /// The descriptor writes go to (a duplicate of the one the reader owns); -1 once closed.
-    private let writer: Mutex<Int32>
+    private let writer: Locked<Int32>
 
     public var packets: AsyncThrowingStream<H4Packet, any Error> { sink.packets }
 
@@ -61,7 +61,7 @@ public final class HCISocketTransport: HCITransport {
         self.index = index
         self.reader = reader
         self.sink = sink
-        writer = Mutex(writeDescriptor)
+        writer = Locked(writeDescriptor)
     }
 
     static let addressFamily: Int32 = 31  // AF_BLUETOOTH

@@ -2,7 +2,7 @@ import BLEWire
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
+import BLELocking
 
 /// A host's link to a controller that connects to it: the host listens on TCP and the first
 /// controller to connect carries H4 both ways (Core 5.4 Vol 4 Part A §2) — Bumble's
@@ -77,7 +77,7 @@ private final class ControllerAcceptor: Sendable {
     }
 
     let sink: H4PacketSink
-    private let state = Mutex(State.waiting([]))
+    private let state = Locked(State.waiting([]))
 
     init(logger: Logger) { sink = H4PacketSink(logger: logger) }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BLE
 import Logging
-import Synchronization
+import BLELocking
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
@@ -36,7 +36,7 @@ struct LoggingOptions: ParsableArguments {
         }
     }
 
-    private static let bootstrapped = Mutex(false)
+    private static let bootstrapped = Locked(false)
 
     /// A logger for one part of the stack: silent unless a level was asked for.
     func logger(_ label: String) -> Logger { Self.logger(label, level: level) }

@@ -4,7 +4,7 @@ import BLEHost
 import BLECompanion
 import BLEDevices
 import BLESimulation
-import Synchronization
+import BLELocking
 
 /// What the summary needs from the story.
 struct HeadsetStoryFigures: Sendable {
@@ -26,7 +26,7 @@ final class HeadsetStory: Sendable {
     let phoneRadio: Radio
     let phoneHost: HostConfiguration
     let log: StoryLog
-    let state = Mutex(State())
+    let state = Locked(State())
 
     struct State {
         var link: DeviceLink<HeadsetProtocol>?

@@ -1,6 +1,6 @@
 import BLECompanion
 import Foundation
-import Synchronization
+import BLELocking
 
 /// The OTA progress on standard error: on a terminal, one line redrawn in place (bar, percent,
 /// bytes, rate, ETA); otherwise a plain line at every tenth of the image and at each phase
@@ -14,7 +14,7 @@ final class OTAProgressBar: Sendable {
 
     let totalBytes: Int
     let isTerminal: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(totalBytes: Int, isTerminal: Bool = isatty(STDERR_FILENO) != 0) {
         self.totalBytes = totalBytes

@@ -3,7 +3,7 @@ import BLEHost
 import BLECompanion
 import BLESimulation
 import Foundation
-import Synchronization
+import BLELocking
 
 /// A phone (a central) and a wearable that advertises its MAC in manufacturer data (company
 /// 0xFFFF, six octets least significant first), each with its own controller on one virtual
@@ -14,7 +14,7 @@ final class IdentityWorld: Sendable {
 
     let radio: VirtualRadio
     let central: CentralManager
-    private let wearables = Mutex<[PeripheralManager]>([])
+    private let wearables = Locked<[PeripheralManager]>([])
 
     var simulation: Simulation { radio.simulation }
     var clock: VirtualClock { radio.simulation.clock }
@@ -110,7 +110,7 @@ final class IdentityWorld: Sendable {
 
 /// A clock of dates for the registry that moves only when told.
 final class ManualDates: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    private let current = Locked(Date(timeIntervalSince1970: 1_700_000_000))
 
     var now: @Sendable () -> Date { { self.current.withLock { $0 } } }
 

@@ -209,10 +209,10 @@ struct OTAEngineTests {
     }
 }
 
-import Synchronization
+import BLELocking
 
 final class ProgressLog: Sendable {
-    private let reports = Mutex<[OTAProgress]>([])
+    private let reports = Locked<[OTAProgress]>([])
     func add(_ progress: OTAProgress) { reports.withLock { $0.append(progress) } }
     var all: [OTAProgress] { reports.withLock { $0 } }
 }

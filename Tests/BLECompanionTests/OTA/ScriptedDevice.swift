@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
 import BLESimulation
-import Synchronization
+import BLELocking
 
 /// A minimal device for the engine's tests: keeps the packets it accepts in order, and misbehaves
 /// as a test scripts it (drop a packet once, hang, refuse, lie). The full flash model is tested
@@ -47,7 +47,7 @@ final class ScriptedDevice: OTATarget {
 
     let script: Script
     let clock: VirtualClock
-    let record = Mutex(Record())
+    let record = Locked(Record())
 
     init(script: Script, clock: VirtualClock) {
         self.script = script

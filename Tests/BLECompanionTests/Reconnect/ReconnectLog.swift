@@ -1,12 +1,12 @@
 import BLE
 import BLECompanion
 import BLESimulation
-import Synchronization
+import BLELocking
 
 /// Collects a reconnector's events with the virtual time each arrived.
 final class ReconnectLog: Sendable {
     private final class Entries: Sendable {
-        let list = Mutex<[(time: VirtualInstant, event: ReconnectEvent)]>([])
+        let list = Locked<[(time: VirtualInstant, event: ReconnectEvent)]>([])
     }
 
     private let store = Entries()

@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
 import BLESimulation
-import Synchronization
+import BLELocking
 import Testing
 
 @Suite("Device-driven scheduling: periodic work rides on the device's heartbeat ticks")
@@ -22,7 +22,7 @@ struct DeviceTickSchedulerTests {
 
     /// What ran: (job, tick, second, lateness).
     final class Runs: Sendable {
-        let list = Mutex<[(String, UInt64, Int64, Duration)]>([])
+        let list = Locked<[(String, UInt64, Int64, Duration)]>([])
 
         func record(_ job: String, _ run: DeviceTickScheduler<VirtualClock>.Run) {
             list.withLock { $0.append((job, run.tick, run.time.nanoseconds / 1_000_000_000, run.lateness)) }

@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
 import BLESimulation
-import Synchronization
+import BLELocking
 
 /// Two `DeviceConnection`s wired back to back on a simulation: what one sends in chunks of
 /// `chunkLength` the other receives. The app end speaks `HeadsetAppMessage`, the device end
@@ -16,7 +16,7 @@ struct Loopback: Sendable {
     private let deviceTarget: Target<AppEnd>
 
     final class Target<Connection: Sendable>: Sendable {
-        let connection = Mutex<Connection?>(nil)
+        let connection = Locked<Connection?>(nil)
         var value: Connection? { connection.withLock { $0 } }
     }
 

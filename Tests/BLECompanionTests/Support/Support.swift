@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
 import Logging
-import Synchronization
+import BLELocking
 import Testing
 
 /// A test that cannot go on.
@@ -27,7 +27,7 @@ func hex(_ text: String) -> [UInt8] {
 /// Collects log lines: an in-memory swift-log handler handed to a configuration (the global
 /// logging system is never bootstrapped in tests).
 final class LogLines: Sendable {
-    private let lines = Mutex<[(Logger.Level, String)]>([])
+    private let lines = Locked<[(Logger.Level, String)]>([])
 
     var logger: Logger {
         var logger = Logger(label: "test", factory: { _ in Handler(lines: self) })

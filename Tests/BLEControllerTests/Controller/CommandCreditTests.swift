@@ -1,4 +1,5 @@
 import BLESimulation
+import BLETestSupport
 import BLEWire
 import Logging
 import Testing

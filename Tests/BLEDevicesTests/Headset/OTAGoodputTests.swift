@@ -5,7 +5,7 @@ import BLEController
 import BLECompanion
 import BLEDevices
 import BLESimulation
-import Synchronization
+import BLELocking
 import Testing
 
 /// OTA goodput in virtual time on the benchmark link: LE 2M, LL 251, ATT_MTU 247,
@@ -81,7 +81,7 @@ struct OTAGoodputTests {
             let target = HeadsetOTATarget(link: link, taskExecutor: setup.simulation.executor)
             let engine = OTAEngine(image: image, target: target, clock: setup.simulation.clock)
             let clock = setup.simulation.clock
-            let phases = Mutex<(sending: VirtualInstant?, committing: VirtualInstant?)>((nil, nil))
+            let phases = Locked<(sending: VirtualInstant?, committing: VirtualInstant?)>((nil, nil))
             let watcher = Task(executorPreference: setup.simulation.executor) {
                 for await progress in engine.progress {
                     let now = clock.now

@@ -2,7 +2,7 @@ import BLE
 import BLECompanion
 import BLEDevices
 import BLESimulation
-import Synchronization
+import BLELocking
 import Testing
 
 @Suite("OTA under 1,000 randomized fault schedules")
@@ -173,7 +173,7 @@ struct OTAFaultScheduleTests {
 
 /// The totals, shared by the schedules (a class, so the simulation's closure can hold it).
 final class TallyBox: Sendable {
-    private let tally = Mutex(OTAFaultScheduleTests.Tally())
+    private let tally = Locked(OTAFaultScheduleTests.Tally())
 
     func withLock<T>(_ body: (inout OTAFaultScheduleTests.Tally) -> T) -> T {
         tally.withLock { body(&$0) }

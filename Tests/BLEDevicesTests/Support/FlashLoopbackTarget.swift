@@ -2,7 +2,7 @@ import BLE
 import BLECompanion
 import BLEDevices
 import BLESimulation
-import Synchronization
+import BLELocking
 
 /// An `OTATarget` wired straight to a `FirmwareFlash` (no radio), with faults drawn from a
 /// seeded generator: dropped and corrupted packets, lost resend reports, link losses, unanswered
@@ -60,7 +60,7 @@ final class FlashLoopbackTarget: OTATarget {
     let clock: VirtualClock
     let payload: Int
     let packetTime: Duration
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(
         storage: MemoryFlashStorage, factoryImage: FirmwareImage,
@@ -76,7 +76,7 @@ final class FlashLoopbackTarget: OTATarget {
         self.packetTime = packetTime
         let flash = try FirmwareFlash(
             storage: storage, factoryImage: factoryImage, configuration: flashConfiguration, clock: clock)
-        state = Mutex(State(flash: flash, faults: faults, generator: SeededRandomGenerator(seed: seed)))
+        state = Locked(State(flash: flash, faults: faults, generator: SeededRandomGenerator(seed: seed)))
     }
 
     var flash: FirmwareFlash { state.withLock { $0.flash } }

@@ -1,6 +1,6 @@
 import BLEController
 import BLESimulation
-import Synchronization
+import BLELocking
 import Testing
 
 @testable import BLEHost
@@ -71,7 +71,7 @@ struct EventStreamTests {
     @Test("Cancelling the waiting consumer ends the stream: next returns nil, later yields are dropped")
     func cancellation() async {
         let (stream, continuation) = EventStream.makeStream(of: Int.self)
-        let terminations = Mutex<[EventStream<Int>.Continuation.Termination]>([])
+        let terminations = Locked<[EventStream<Int>.Continuation.Termination]>([])
         continuation.onTermination { termination in terminations.withLock { $0.append(termination) } }
         let reader = Task {
             var iterator = stream.makeAsyncIterator()
@@ -99,7 +99,7 @@ struct EventStreamTests {
         let (stream, continuation) = EventStream.makeStream(of: Int.self)
         withExtendedLifetime(stream) {
             continuation.finish()
-            let calls = Mutex(0)
+            let calls = Locked(0)
             continuation.onTermination { termination in
                 #expect(termination == .finished)
                 calls.withLock { $0 += 1 }

@@ -1,7 +1,7 @@
 import BLEController
 import BLESimulation
 import BLEWire
-import Synchronization
+import BLELocking
 import Testing
 
 @testable import BLEHost
@@ -44,7 +44,7 @@ struct HostHarness: Sendable {
 
 /// Host events seen so far.
 final class EventLog: Sendable {
-    private let events = Mutex<[HostEvent]>([])
+    private let events = Locked<[HostEvent]>([])
     func append(_ event: HostEvent) { events.withLock { $0.append(event) } }
     var all: [HostEvent] { events.withLock { $0 } }
 

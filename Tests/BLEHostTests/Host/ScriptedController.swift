@@ -1,6 +1,6 @@
 import BLETransport
 import BLEWire
-import Synchronization
+import BLELocking
 
 /// A controller played by the test: answers the host's commands from a script and lets the
 /// test inject events and ACL data. Everything the host sends is recorded.
@@ -22,11 +22,11 @@ final class ScriptedController: Sendable {
         var script: Script
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     let transport: PipeTransport
 
     init(script: Script = Script()) {
-        let state = Mutex(State(script: script))
+        let state = Locked(State(script: script))
         self.state = state
         let box = WeakBox()
         transport = PipeTransport { packet in box.controller?.received(packet) }

@@ -1,6 +1,6 @@
 import BLEWire
 import Foundation
-import Synchronization
+import BLELocking
 import Testing
 
 /// A `ble` command run to its end.
@@ -30,8 +30,8 @@ final class CLIRuns: Sendable {
     }
 
     let folder: URL
-    private let captures = Mutex<[String]>([])
-    private let dissections = Mutex<[String: Task<Dissection, any Error>]>([:])
+    private let captures = Locked<[String]>([])
+    private let dissections = Locked<[String: Task<Dissection, any Error>]>([:])
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("swift-ble-interop-\(UUID().uuidString)")

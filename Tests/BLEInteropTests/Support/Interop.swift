@@ -2,7 +2,7 @@ import BLE
 import BLETransport
 import BLEWire
 import Foundation
-import Synchronization
+import BLELocking
 
 /// What the interop suite runs: Bumble's Python (from `BLE_INTEROP_PYTHON`, which
 /// `scripts/interop-setup` prints), our peer scripts in Tests/Interop, and the built `ble`.
@@ -140,8 +140,8 @@ extension Array where Element == UInt8 {
 
 /// Events collected by a task as they come, for tests to wait on without owning the stream.
 final class EventLog<Event: Sendable>: Sendable {
-    private let events = Mutex<[Event]>([])
-    private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let events = Locked<[Event]>([])
+    private let reader: Locked<Task<Void, Never>?> = Locked(nil)
 
     init<Events: AsyncSequence<Event, Never> & Sendable>(_ stream: Events) {
         let task = Task { [weak self] in

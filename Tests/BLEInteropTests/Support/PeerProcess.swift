@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import BLELocking
 
 /// A child process of an interop test (a Bumble peer or `ble controller`): started with its
 /// output read line by line as it comes, and always stopped by its PID — SIGTERM, then SIGKILL
@@ -145,7 +145,7 @@ final class LineCollector: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(_ handle: FileHandle) {
         let thread = Thread { [self] in

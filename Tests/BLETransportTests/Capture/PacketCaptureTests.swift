@@ -1,5 +1,6 @@
 import BLEWire
 import Foundation
+import BLELocking
 import Synchronization
 import Testing
 
@@ -92,7 +93,7 @@ struct PacketCaptureTests {
         let file = TemporaryPath()
         defer { file.remove() }
         let capture = try PacketCapture(path: file.path)
-        let sentToController = Mutex<[H4Packet]>([])
+        let sentToController = Locked<[H4Packet]>([])
         let pipe = PipeTransport { packet in sentToController.withLock { $0.append(packet) } }
         let tick = Atomic<Int64>(0)
         let transport = CapturingTransport(

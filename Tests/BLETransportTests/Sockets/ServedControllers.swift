@@ -3,7 +3,7 @@ import BLEHost
 import BLETransport
 import BLEVirtualHCI
 import BLEWire
-import Synchronization
+import BLELocking
 import Testing
 
 /// Virtual controllers on one paced radio (real time), served by a `VirtualControllerServer`,
@@ -12,7 +12,7 @@ final class ServedControllers: Sendable {
     let radio: VirtualRadio
     let server: VirtualControllerServer
     let listeners: [VirtualControllerServer.Listener]
-    private let hosts = Mutex<[(Host, SerialThreadExecutor)]>([])
+    private let hosts = Locked<[(Host, SerialThreadExecutor)]>([])
 
     private init(radio: VirtualRadio, server: VirtualControllerServer, listeners: [VirtualControllerServer.Listener]) {
         self.radio = radio

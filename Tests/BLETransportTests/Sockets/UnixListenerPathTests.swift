@@ -1,5 +1,6 @@
 import BLEController
 import BLEHost
+import BLETestSupport
 import BLEVirtualHCI
 import Foundation
 import NIOCore

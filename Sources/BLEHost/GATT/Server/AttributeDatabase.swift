@@ -1,5 +1,5 @@
 import BLEWire
-import Synchronization
+import BLELocking
 
 /// Why a database could not be built or changed.
 public enum AttributeDatabaseError: Error, Hashable, Sendable {
@@ -242,7 +242,7 @@ public struct AttributeDatabase: Sendable {
 /// A value computed once from an immutable input, shared by the copies of the value type that
 /// holds it (a lock, because copies may be read on different threads).
 final class HashMemo: Sendable {
-    private let memo = Mutex<[UInt8]?>(nil)
+    private let memo = Locked<[UInt8]?>(nil)
 
     /// Whether the value was computed (for tests: adding services must not compute it).
     var isComputed: Bool { memo.withLock { $0 != nil } }
