@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(name: "BLEFuzz", dependencies: ["BLEFuzzTargets", "BLELocking"]),
         // What several test targets share (a log recorder, damaged paths): used by test targets
         // only, never by a library or the tool.
-        .target(name: "BLETestSupport", dependencies: [logging]),
+        .target(name: "BLETestSupport", dependencies: ["BLELocking", logging]),
         .testTarget(
             name: "BLEWireTests",
             dependencies: [

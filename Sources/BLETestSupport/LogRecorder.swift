@@ -1,5 +1,5 @@
-import Logging
 import BLELocking
+import Logging
 
 /// Keeps the lines a logger writes, for tests that check what was logged: handed to a
 /// configuration instead of bootstrapping the global logging system (which can happen once per
