@@ -1,7 +1,7 @@
 #if BLE_FUZZING
 import BLEFuzzTargets
-import Foundation
 import BLELocking
+import Foundation
 
 /// libFuzzer's driver (compiler-rt's `libclang_rt.fuzzer_no_main`, linked by `scripts/fuzz`),
 /// run from our own `main` so that the target's name is taken off the command line first.

@@ -1,9 +1,9 @@
 import BLEHost
+import BLELocking
 import BLESimulation
 import BLETransport
 import BLEWire
 import Dispatch
-import BLELocking
 
 /// A host (`Host`, with a GATT server) on a controller played by the input: after a normal
 /// start-up, the controller sends events and ACL data of any content — well-formed connection

@@ -1,5 +1,5 @@
-import Foundation
 import BLELocking
+import Foundation
 import Synchronization
 
 /// The virtual radio's world of time: one thread that runs every participant's async work (as

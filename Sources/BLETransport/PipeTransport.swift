@@ -1,5 +1,5 @@
-import BLEWire
 import BLELocking
+import BLEWire
 import Synchronization
 
 /// An in-process transport: packets to the controller go to a closure, packets from the

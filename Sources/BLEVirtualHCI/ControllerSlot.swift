@@ -1,9 +1,9 @@
 import BLEController
+import BLELocking
 import BLETransport
 import BLEWire
 import Logging
 import NIOCore
-import BLELocking
 
 /// One virtual controller served over one listener: the UART transport's single host
 /// (Core 5.4 Vol 4 Part A §2), one client at a time.

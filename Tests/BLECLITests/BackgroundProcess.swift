@@ -1,5 +1,5 @@
-import Foundation
 import BLELocking
+import Foundation
 import Testing
 
 /// A `ble` process that runs while a test talks to it (`ble controller`, `ble serve`): its

@@ -1,7 +1,7 @@
 import BLEController
 import BLEHost
-import BLEWire
 import BLELocking
+import BLEWire
 import Testing
 
 @testable import BLE

@@ -1,5 +1,5 @@
-import BLETransport
 import BLELocking
+import BLETransport
 import BLEWire
 import Testing
 

@@ -1,5 +1,5 @@
-import Logging
 import BLELocking
+import Logging
 
 /// Sends a firmware image to a device over any `OTATarget`: numbered packets sized to the link,
 /// written without response under the target's flow control, with the packets the device names

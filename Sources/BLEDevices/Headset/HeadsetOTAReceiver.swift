@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
-import BLESimulation
 import BLELocking
+import BLESimulation
 
 /// The headset's side of the OTA sequence (docs/headset-protocol.md): turns OTA messages into
 /// `FirmwareFlash` calls and the flash's answers into the protocol's, and injects faults into

@@ -1,8 +1,8 @@
 import BLE
-import BLEHost
 import BLECompanion
-import BLESimulation
+import BLEHost
 import BLELocking
+import BLESimulation
 
 /// A headset on any radio, built on the public API: a `PeripheralManager` publishing the
 /// headset service through a `DeviceSideLink`, advertising its name, the service and its MAC

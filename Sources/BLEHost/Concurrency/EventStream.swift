@@ -1,5 +1,5 @@
-import DequeModule
 import BLELocking
+import DequeModule
 
 /// An unbounded, single-consumer asynchronous sequence fed by a `Continuation`: the stack's
 /// streams of events and values (`Host.events`, `Peripheral.values(for:)`, a peripheral

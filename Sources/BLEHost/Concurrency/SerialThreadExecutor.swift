@@ -1,5 +1,5 @@
-import Foundation
 import BLELocking
+import Foundation
 import Synchronization
 
 /// A serial executor backed by one thread: the default home of a host actor when it does not

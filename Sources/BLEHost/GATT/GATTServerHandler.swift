@@ -1,5 +1,5 @@
-import BLEWire
 import BLELocking
+import BLEWire
 
 /// What the GATT server tells the application, in order.
 public enum GATTServerEvent: Sendable, Hashable {

@@ -5,8 +5,8 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import BLEWire
 import BLELocking
+import BLEWire
 
 /// Why a capture file could not be written.
 public enum PacketCaptureError: Error, Sendable, Hashable, CustomStringConvertible {

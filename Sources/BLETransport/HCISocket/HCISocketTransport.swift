@@ -5,11 +5,11 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import BLELocking
 import BLEWire
 import Logging
 import NIOCore
 import NIOPosix
-import BLELocking
 
 /// Why the Linux HCI user channel of an adapter could not be opened.
 public enum HCISocketError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,8 +1,8 @@
+import BLELocking
 import BLEWire
 import Logging
 import NIOCore
 import NIOPosix
-import BLELocking
 
 /// A host's link to a controller that connects to it: the host listens on TCP and the first
 /// controller to connect carries H4 both ways (Core 5.4 Vol 4 Part A §2) — Bumble's

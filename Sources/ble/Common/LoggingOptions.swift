@@ -1,7 +1,7 @@
 import ArgumentParser
 import BLE
-import Logging
 import BLELocking
+import Logging
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 

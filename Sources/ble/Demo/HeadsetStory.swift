@@ -1,10 +1,10 @@
 import BLE
-import BLEWire
-import BLEHost
 import BLECompanion
 import BLEDevices
-import BLESimulation
+import BLEHost
 import BLELocking
+import BLESimulation
+import BLEWire
 
 /// What the summary needs from the story.
 struct HeadsetStoryFigures: Sendable {

@@ -1,6 +1,6 @@
 import BLECompanion
-import Foundation
 import BLELocking
+import Foundation
 
 /// The OTA progress on standard error: on a terminal, one line redrawn in place (bar, percent,
 /// bytes, rate, ETA); otherwise a plain line at every tenth of the image and at each phase

@@ -1,9 +1,9 @@
 import BLE
-import BLEHost
 import BLECompanion
+import BLEHost
+import BLELocking
 import BLESimulation
 import Foundation
-import BLELocking
 
 /// A phone (a central) and a wearable that advertises its MAC in manufacturer data (company
 /// 0xFFFF, six octets least significant first), each with its own controller on one virtual

@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
-import BLESimulation
 import BLELocking
+import BLESimulation
 
 /// A minimal device for the engine's tests: keeps the packets it accepts in order, and misbehaves
 /// as a test scripts it (drop a packet once, hang, refuse, lie). The full flash model is tested

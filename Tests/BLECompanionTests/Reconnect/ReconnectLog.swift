@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
-import BLESimulation
 import BLELocking
+import BLESimulation
 
 /// Collects a reconnector's events with the virtual time each arrived.
 final class ReconnectLog: Sendable {

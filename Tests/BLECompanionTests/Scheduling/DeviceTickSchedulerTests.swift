@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
-import BLESimulation
 import BLELocking
+import BLESimulation
 import Testing
 
 @Suite("Device-driven scheduling: periodic work rides on the device's heartbeat ticks")

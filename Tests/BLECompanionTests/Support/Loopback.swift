@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
-import BLESimulation
 import BLELocking
+import BLESimulation
 
 /// Two `DeviceConnection`s wired back to back on a simulation: what one sends in chunks of
 /// `chunkLength` the other receives. The app end speaks `HeadsetAppMessage`, the device end

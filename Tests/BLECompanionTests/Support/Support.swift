@@ -1,7 +1,7 @@
 import BLE
 import BLECompanion
-import Logging
 import BLELocking
+import Logging
 import Testing
 
 /// A test that cannot go on.

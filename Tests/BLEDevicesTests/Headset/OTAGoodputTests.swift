@@ -1,11 +1,11 @@
 @testable import BLE
 @testable import BLEBenchmarks
-import BLEWire
-import BLEController
 import BLECompanion
+import BLEController
 import BLEDevices
-import BLESimulation
 import BLELocking
+import BLESimulation
+import BLEWire
 import Testing
 
 /// OTA goodput in virtual time on the benchmark link: LE 2M, LL 251, ATT_MTU 247,

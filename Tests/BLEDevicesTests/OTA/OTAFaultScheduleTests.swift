@@ -1,8 +1,8 @@
 import BLE
 import BLECompanion
 import BLEDevices
-import BLESimulation
 import BLELocking
+import BLESimulation
 import Testing
 
 @Suite("OTA under 1,000 randomized fault schedules")

@@ -1,8 +1,8 @@
 import BLE
 import BLECompanion
 import BLEDevices
-import BLESimulation
 import BLELocking
+import BLESimulation
 
 /// An `OTATarget` wired straight to a `FirmwareFlash` (no radio), with faults drawn from a
 /// seeded generator: dropped and corrupted packets, lost resend reports, link losses, unanswered

@@ -1,6 +1,6 @@
 import BLEController
-import BLESimulation
 import BLELocking
+import BLESimulation
 import Testing
 
 @testable import BLEHost

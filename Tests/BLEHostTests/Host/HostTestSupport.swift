@@ -1,7 +1,7 @@
 import BLEController
+import BLELocking
 import BLESimulation
 import BLEWire
-import BLELocking
 import Testing
 
 @testable import BLEHost

@@ -1,6 +1,6 @@
+import BLELocking
 import BLETransport
 import BLEWire
-import BLELocking
 
 /// A controller played by the test: answers the host's commands from a script and lets the
 /// test inject events and ACL data. Everything the host sends is recorded.

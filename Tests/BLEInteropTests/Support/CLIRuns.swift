@@ -1,6 +1,6 @@
+import BLELocking
 import BLEWire
 import Foundation
-import BLELocking
 import Testing
 
 /// A `ble` command run to its end.

@@ -1,8 +1,8 @@
 import BLE
+import BLELocking
 import BLETransport
 import BLEWire
 import Foundation
-import BLELocking
 
 /// What the interop suite runs: Bumble's Python (from `BLE_INTEROP_PYTHON`, which
 /// `scripts/interop-setup` prints), our peer scripts in Tests/Interop, and the built `ble`.

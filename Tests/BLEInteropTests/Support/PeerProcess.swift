@@ -1,5 +1,5 @@
-import Foundation
 import BLELocking
+import Foundation
 
 /// A child process of an interop test (a Bumble peer or `ble controller`): started with its
 /// output read line by line as it comes, and always stopped by its PID — SIGTERM, then SIGKILL

@@ -1,6 +1,6 @@
+import BLELocking
 import BLEWire
 import Foundation
-import BLELocking
 import Synchronization
 import Testing
 

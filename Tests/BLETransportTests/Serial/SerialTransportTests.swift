@@ -3,6 +3,7 @@
 #endif
 import BLEController
 import BLEHost
+import BLETestSupport
 import BLEVirtualHCI
 import BLEWire
 import Foundation
@@ -73,7 +74,9 @@ struct SerialTransportTests {
         let serial = try #require(transport as? SerialTransport)
         #expect(serial.line.speed == 115_200 && serial.line.rtsCTS)
         let executor = SerialThreadExecutor(name: "swift-ble serial test host")
-        let host = Host(transport: transport, executor: executor, configuration: HostConfiguration())
+        var configuration = HostConfiguration()
+        configuration.commandTimeout = SanitizerAllowance.scaled(configuration.commandTimeout)
+        let host = Host(transport: transport, executor: executor, configuration: configuration)
         try await host.start()
         let expected = await port.withController { $0.publicAddress }
         #expect(await host.controllerInfo.address == expected)

@@ -1,9 +1,10 @@
 import BLEController
 import BLEHost
+import BLELocking
+import BLETestSupport
 import BLETransport
 import BLEVirtualHCI
 import BLEWire
-import BLELocking
 import Testing
 
 /// Virtual controllers on one paced radio (real time), served by a `VirtualControllerServer`,
@@ -55,6 +56,7 @@ final class ServedControllers: Sendable {
         let transport = try await clientMoniker(index).openHostTransport()
         var configuration = HostConfiguration()
         configuration.preferredATTMTU = mtu
+        configuration.commandTimeout = SanitizerAllowance.scaled(configuration.commandTimeout)
         let executor = SerialThreadExecutor(name: "swift-ble test host \(index)")
         let host = Host(transport: transport, executor: executor, configuration: configuration)
         hosts.withLock { $0.append((host, executor)) }

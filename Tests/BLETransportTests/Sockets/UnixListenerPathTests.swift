@@ -156,7 +156,10 @@ struct UnixListenerPathTests {
         let (server, result) = await Self.listen(at: path)
         #expect(throws: Never.self) { try result.get() }
         // The controller answers there: a host starts.
-        let host = Host(transport: try await TransportMoniker.unix(path: path).openHostTransport())
+        var configuration = HostConfiguration()
+        configuration.commandTimeout = SanitizerAllowance.scaled(configuration.commandTimeout)
+        let host = Host(
+            transport: try await TransportMoniker.unix(path: path).openHostTransport(), configuration: configuration)
         do {
             try await host.start()
         } catch {

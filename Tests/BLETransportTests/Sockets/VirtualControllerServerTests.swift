@@ -1,5 +1,6 @@
 import BLEController
 import BLEHost
+import BLETestSupport
 import BLEVirtualHCI
 import BLEWire
 import Foundation
@@ -187,7 +188,10 @@ struct VirtualControllerServerTests {
         try await withServedControllers([.unix(path: path)]) { served in
             #expect(FileManager.default.fileExists(atPath: path))
             // A host on the default executor: a thread of its own, which it ends when it stops.
-            let host = Host(transport: try await served.clientMoniker(0).openHostTransport())
+            var configuration = HostConfiguration()
+            configuration.commandTimeout = SanitizerAllowance.scaled(configuration.commandTimeout)
+            let host = Host(
+                transport: try await served.clientMoniker(0).openHostTransport(), configuration: configuration)
             #expect(await host.transport is UNIXClientTransport)
             do {
                 try await host.start()

@@ -1,5 +1,5 @@
-import BLEWire
 import BLELocking
+import BLEWire
 
 /// Why a database could not be built or changed.
 public enum AttributeDatabaseError: Error, Hashable, Sendable {
