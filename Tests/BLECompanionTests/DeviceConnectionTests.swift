@@ -1,6 +1,7 @@
 import BLE
 import BLECompanion
 import BLESimulation
+import BLETestSupport
 import Testing
 
 @Suite("Device protocol request/response correlation on the virtual clock")
@@ -67,10 +68,10 @@ struct DeviceConnectionTests {
     @Test("Correlation: a request times out on the virtual clock; its late response is counted and logged")
     func timeoutAndLateResponse() async throws {
         let simulation = Simulation()
-        let log = LogLines()
+        let log = LogRecorder()
         try await simulation.run {
             let configuration = DeviceLinkConfiguration.virtual(
-                simulation, requestTimeout: .milliseconds(500), logger: log.logger)
+                simulation, requestTimeout: .milliseconds(500), logger: log.logger())
             let loopback = Loopback(simulation: simulation, configuration: configuration)
             let responder = Self.answer(loopback, simulation: simulation, delay: .milliseconds(800), Self.headsetAnswer)
             let start = simulation.now
@@ -88,8 +89,8 @@ struct DeviceConnectionTests {
             #expect(answered == .otaStatus(.init(receivedBytes: 4096, nextPacket: 16)))
             statistics = await loopback.app.statistics
             #expect(statistics.timeouts == 1 && statistics.lateResponses == 1)
-            #expect(log.count(atLeast: .warning) == 2)
-            #expect(log.all.contains { $0.contains("late response with sequence 1") })
+            #expect(log.lines(atLeast: .warning).count == 2)
+            #expect(log.lines.contains { $0.message.contains("late response with sequence 1") })
             await loopback.app.close()
             await loopback.device.close()
             responder.cancel()
@@ -99,9 +100,9 @@ struct DeviceConnectionTests {
     @Test("Correlation: a response to no request, garbage, unknown and malformed frames are counted and logged")
     func badInputCounted() async throws {
         let simulation = Simulation()
-        let log = LogLines()
+        let log = LogRecorder()
         try await simulation.run {
-            let loopback = Loopback(simulation: simulation, configuration: .virtual(simulation, logger: log.logger))
+            let loopback = Loopback(simulation: simulation, configuration: .virtual(simulation, logger: log.logger()))
             var events = loopback.app.incoming.makeAsyncIterator()
             await loopback.injectToApp(HeadsetDeviceMessage.volume(3).frame(.response, sequence: 42).encoded)
             await loopback.injectToApp([0x00, 0x01, 0x02])
@@ -122,7 +123,7 @@ struct DeviceConnectionTests {
             #expect(statistics.framesReceived == 4)
             // One line each: the response, the garbage, the unknown type, the bad level, the CRC, and the
             // octets skipped after the bad frame's sync octet.
-            #expect(log.count(atLeast: .warning) == 6)
+            #expect(log.lines(atLeast: .warning).count == 6)
             await loopback.app.close()
             await loopback.device.close()
         }

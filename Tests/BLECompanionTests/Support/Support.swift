@@ -1,7 +1,5 @@
 import BLE
 import BLECompanion
-import BLELocking
-import Logging
 import Testing
 
 /// A test that cannot go on.
@@ -22,39 +20,6 @@ func hex(_ text: String) -> [UInt8] {
         index = next
     }
     return bytes
-}
-
-/// Collects log lines: an in-memory swift-log handler handed to a configuration (the global
-/// logging system is never bootstrapped in tests).
-final class LogLines: Sendable {
-    private let lines = Locked<[(Logger.Level, String)]>([])
-
-    var logger: Logger {
-        var logger = Logger(label: "test", factory: { _ in Handler(lines: self) })
-        logger.logLevel = .trace
-        return logger
-    }
-
-    func count(atLeast level: Logger.Level) -> Int {
-        lines.withLock { $0.filter { $0.0 >= level }.count }
-    }
-
-    var all: [String] { lines.withLock { $0.map(\.1) } }
-
-    private struct Handler: LogHandler {
-        let lines: LogLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            lines.lines.withLock { $0.append((event.level, event.message.description)) }
-        }
-    }
 }
 
 /// Every message of both directions, with the values at the edges of their ranges.
