@@ -189,7 +189,9 @@ let package = Package(
         // Against Google's Bumble (scripts/interop-setup); runs when BLE_INTEROP_PYTHON is set.
         .testTarget(
             name: "BLEInteropTests",
-            dependencies: ["BLE", "BLETransport", "BLEVirtualHCI", "BLESimulation", "BLEWire", "BLELocking", "ble"]
+            dependencies: [
+                "BLE", "BLETransport", "BLEVirtualHCI", "BLESimulation", "BLEWire", "BLELocking", "BLETestSupport", "ble",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

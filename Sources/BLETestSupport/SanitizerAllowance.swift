@@ -16,4 +16,10 @@ package enum SanitizerAllowance {
 
     /// `duration` scaled for the build under test.
     package static func scaled(_ duration: Duration) -> Duration { duration * scale }
+
+    /// The HCI command timeout of a test's host whose controller is across a real socket, a
+    /// serial line or another process: 5 s (the host's default is 1 s), scaled. A shared machine
+    /// can stall a loopback round trip past a second while nothing is wrong; a controller that
+    /// never answers still fails the test.
+    package static var remoteControllerCommandTimeout: Duration { scaled(.seconds(5)) }
 }

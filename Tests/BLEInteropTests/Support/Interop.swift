@@ -1,5 +1,6 @@
 import BLE
 import BLELocking
+import BLETestSupport
 import BLETransport
 import BLEWire
 import Foundation
@@ -87,6 +88,7 @@ enum Interop {
     static func configuration(address: UInt64) -> HostConfiguration {
         var configuration = HostConfiguration()
         configuration.randomStaticAddress = BluetoothAddress(address)
+        configuration.commandTimeout = SanitizerAllowance.remoteControllerCommandTimeout
         return configuration
     }
 }

@@ -75,7 +75,7 @@ struct SerialTransportTests {
         #expect(serial.line.speed == 115_200 && serial.line.rtsCTS)
         let executor = SerialThreadExecutor(name: "swift-ble serial test host")
         var configuration = HostConfiguration()
-        configuration.commandTimeout = SanitizerAllowance.scaled(configuration.commandTimeout)
+        configuration.commandTimeout = SanitizerAllowance.remoteControllerCommandTimeout
         let host = Host(transport: transport, executor: executor, configuration: configuration)
         try await host.start()
         let expected = await port.withController { $0.publicAddress }

@@ -56,7 +56,7 @@ final class ServedControllers: Sendable {
         let transport = try await clientMoniker(index).openHostTransport()
         var configuration = HostConfiguration()
         configuration.preferredATTMTU = mtu
-        configuration.commandTimeout = SanitizerAllowance.scaled(configuration.commandTimeout)
+        configuration.commandTimeout = SanitizerAllowance.remoteControllerCommandTimeout
         let executor = SerialThreadExecutor(name: "swift-ble test host \(index)")
         let host = Host(transport: transport, executor: executor, configuration: configuration)
         hosts.withLock { $0.append((host, executor)) }

@@ -157,7 +157,7 @@ struct UnixListenerPathTests {
         #expect(throws: Never.self) { try result.get() }
         // The controller answers there: a host starts.
         var configuration = HostConfiguration()
-        configuration.commandTimeout = SanitizerAllowance.scaled(configuration.commandTimeout)
+        configuration.commandTimeout = SanitizerAllowance.remoteControllerCommandTimeout
         let host = Host(
             transport: try await TransportMoniker.unix(path: path).openHostTransport(), configuration: configuration)
         do {

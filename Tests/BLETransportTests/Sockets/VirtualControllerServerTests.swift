@@ -189,7 +189,7 @@ struct VirtualControllerServerTests {
             #expect(FileManager.default.fileExists(atPath: path))
             // A host on the default executor: a thread of its own, which it ends when it stops.
             var configuration = HostConfiguration()
-            configuration.commandTimeout = SanitizerAllowance.scaled(configuration.commandTimeout)
+            configuration.commandTimeout = SanitizerAllowance.remoteControllerCommandTimeout
             let host = Host(
                 transport: try await served.clientMoniker(0).openHostTransport(), configuration: configuration)
             #expect(await host.transport is UNIXClientTransport)
