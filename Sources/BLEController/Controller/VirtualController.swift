@@ -167,18 +167,16 @@ public final class VirtualController {
     /// Counts and logs a command the host sent beyond its credit (Vol 4 Part E §4.4); it is
     /// queued and handled in order all the same (`HostCommandCredit` says why).
     private func checkCommandCredit(_ packet: H4Packet) {
-        let payload = packet.payload
-        let opcode =
-            payload.count >= 2
-            ? UInt16(payload[payload.startIndex]) | UInt16(payload[payload.startIndex + 1]) << 8 : 0
+        // A packet too short for its opcode still spends credit; the dispatcher reports it.
+        var reader = ByteReader(packet.payload)
+        let opcode = HCIOpcode(rawValue: (try? reader.u16("opcode")) ?? 0)
         guard !commandCredit.commandArrived(opcode: opcode) else { return }
         statistics.commandsBeyondCredit += 1
-        let text = "0x" + String(opcode, radix: 16, uppercase: true)
         if commandCredit.beyondCreditInStream == 1 {
             logger.notice(
-                "the host sends commands beyond its credit (Vol 4 Part E §4.4): \(text) and later ones are queued")
+                "the host sends commands beyond its credit (Vol 4 Part E §4.4): \(opcode) and later ones are queued")
         } else {
-            logger.debug("command \(text) beyond the host's credit (\(statistics.commandsBeyondCredit) so far)")
+            logger.debug("command \(opcode) beyond the host's credit (\(statistics.commandsBeyondCredit) so far)")
         }
     }
 

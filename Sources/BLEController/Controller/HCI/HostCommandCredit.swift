@@ -17,10 +17,10 @@ struct HostCommandCredit {
 
     /// HCI_Host_Number_Of_Completed_Packets may be sent whatever the credit, and is not answered
     /// (Vol 4 Part E §7.3.40).
-    static let exempt: UInt16 = 0x0C35
+    static let exempt = HCIOpcode(ogf: 0x03, ocf: 0x0035)
 
     /// A command with `opcode` arrived: whether the host was allowed to send it.
-    mutating func commandArrived(opcode: UInt16) -> Bool {
+    mutating func commandArrived(opcode: HCIOpcode) -> Bool {
         guard opcode != Self.exempt else { return true }
         guard available > 0 else {
             beyondCreditInStream += 1
