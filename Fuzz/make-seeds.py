@@ -158,6 +158,20 @@ def main():
     corpus["controller"] = [
         bytes([0, i, 0, 0]) for i in range(0, 60, 3)
     ] + [b"\x00\x05\x00\x01\x01\x06\xe8\x03" + b"\x05\x08\x07" + whole]
+    # l2cap-channels: [mtu][mps][credits][server limit], then steps: 0xF0–0xF6 our calls and the
+    # peer's K-frames ([length][payload]), anything else [length][C-frame][security].
+    def signal(text):
+        frame = h(text)
+        return b"\x01" + bytes([len(frame)]) + frame + b"\x01"
+    le_request = "14 07 0a 00 80 00 50 00 64 00 32 00 03 00"
+    enhanced_request = "17 05 0c 00 80 00 64 00 40 00 04 00 50 00 51 00"
+    corpus["l2cap-channels"] = [
+        b"\x40\x20\x02\x01" + signal(le_request) + b"\xf6\x05\x03\x00\x01\x02\x03" + b"\xf5\x04abcd"
+        + signal("16 03 04 00 50 00 05 00") + signal("06 09 04 00 40 00 50 00"),
+        b"\x40\x20\x02\x03" + signal(enhanced_request) + signal("19 0b 06 00 c8 00 40 00 50 00") + b"\xf2\xf3\x1e",
+        b"\x10\x10\x01\x01" + b"\xf0\x80" + signal("15 01 0a 00 60 00 64 00 40 00 02 00 00 00") + b"\xf4",
+        b"\x10\x10\x01\x01" + b"\xf1\x03" + signal("18 01 0c 00 64 00 40 00 02 00 04 00 60 00 00 00 61 00"),
+    ]
     for target, seeds in corpus.items():
         directory = os.path.join(root, target)
         os.makedirs(directory, exist_ok=True)

@@ -36,6 +36,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case host
     /// A virtual controller fed HCI commands and ACL data by its host.
     case controller
+    /// The credit based channel machine fed signalling commands and K-frames.
+    case l2capChannels = "l2cap-channels"
 
     /// Runs the target on one input.
     package func run(_ bytes: [UInt8]) throws(FuzzFailure) {
@@ -55,6 +57,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .gattJSON: try GATTJSONTarget.run(bytes)
         case .host: try HostTarget.run(bytes)
         case .controller: try ControllerTarget.run(bytes)
+        case .l2capChannels: try CreditChannelsTarget.run(bytes)
         }
     }
 
@@ -63,7 +66,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     package var maximumInputLength: Int {
         switch self {
         case .gattJSON: 8192
-        case .h4Stream, .btsnoop, .host, .controller, .gattServer, .deviceFrames, .aclReassembly: 4096
+        case .h4Stream, .btsnoop, .host, .controller, .gattServer, .deviceFrames, .aclReassembly, .l2capChannels: 4096
         case .hciEvent, .hciCommand, .l2capSignalling, .att, .smp, .advertisingData, .render: 512
         }
     }

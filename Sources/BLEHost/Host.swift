@@ -117,6 +117,8 @@ public actor Host {
     /// Sleeps until the earliest ATT transaction deadline while any transaction is pending.
     var transactionWatchdog: Task<Void, Never>?
     var attServer: (any ATTServerHandler)?
+    /// Credit based channels (Core 5.4 Vol 3 Part A §4.22–§4.27).
+    var l2cap = HostChannelState()
 
     /// The address this host advertises, scans and initiates with, set by `start()`: the
     /// configured random static address; else the controller's public address; else — a
@@ -209,6 +211,7 @@ public actor Host {
         }
         transactionWatchdog?.cancel()
         transactionWatchdog = nil
+        channelsStopped()
         await transport.close()
         eventSink.finish()
         eventObserver?(nil)

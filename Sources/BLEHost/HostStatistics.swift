@@ -21,6 +21,10 @@ public struct HostStatistics: Sendable, Equatable, Codable {
     /// LE signalling packets that did not decode or were not the receiver's to get
     /// (Vol 3 Part A §4).
     public var badL2CAPSignals = 0
+    /// Credit based channels this host disconnected because the peer broke flow control: a
+    /// K-frame without credit, over the MPS, an SDU over the MTU, credits over 65535 (Core 5.4
+    /// Vol 3 Part A §3.4.3, §4.24). The link stays.
+    public var l2capChannelViolations = 0
     /// Command Complete / Command Status events for no outstanding command.
     public var unexpectedCommandCompletes = 0
     /// Commands the controller did not answer within the command timeout.

@@ -56,6 +56,9 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(AttributeDatabaseError)
     /// The host failed: a command refused or unanswered, the transport gone.
     case host(HostError)
+    /// An L2CAP channel could not open (the peer's refusal, Core 5.4 Vol 3 Part A §4.23), or
+    /// ended (closed, the peer's violation, the link gone).
+    case l2cap(L2CAPChannelError)
 
     public static func == (lhs: BLEError, rhs: BLEError) -> Bool {
         switch (lhs, rhs) {
@@ -75,6 +78,7 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case (.protocolViolation(let a), .protocolViolation(let b)): a == b
         case (.database(let a), .database(let b)): a == b
         case (.host(let a), .host(let b)): a == b
+        case (.l2cap(let a), .l2cap(let b)): a == b
         default: false
         }
     }
@@ -101,6 +105,7 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rssiUnavailable: "the controller has no RSSI for this connection"
         case .database(let error): "attribute database: \(error)"
         case .host(let error): "host: \(error)"
+        case .l2cap(let error): "L2CAP channel: \(error)"
         }
     }
 }

@@ -76,6 +76,8 @@ public actor PeripheralManager: PoweredManager {
     var indicationsInFlight: [ConnectionHandle: Int] = [:]
     /// `updateValue` returned false; `.readyToUpdateSubscribers` follows.
     var readinessPending = false
+    /// Published L2CAP PSMs and who takes their channels.
+    var channels = PublishedChannels()
 
     /// A manager with a host of its own on `radio`, publishing the GAP service `gap`.
     public init(

@@ -15,6 +15,8 @@ struct ACLScheduler {
         case command = 2
         case request = 3
         case indication = 4
+        /// K-frames of credit based channels (Core 5.4 Vol 3 Part A §3.4.3): after ATT.
+        case channelData = 5
 
         static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
     }

@@ -129,6 +129,7 @@ extension Host {
         acl.removeLink(handle)
         reassembler.reset(handle: handle)
         failBearer(handle, with: .disconnected(reason: reason))
+        channelsLinkDown(handle, reason: reason)
         if let server = attServer { spawn { await server.connectionEnded(handle) } }
         emit(.disconnected(handle: handle, reason: reason))
         pumpACL()

@@ -75,6 +75,9 @@ extension Host {
             receivedATT(frame.payload, on: packet.handle)
         case .leSignaling:
             receivedSignal(frame.payload, on: packet.handle)
+        case let cid where L2CAPChannelID.leDynamicRange.contains(cid.rawValue)
+            && receivedKFrame(frame.payload, cid: cid, on: packet.handle):
+            return
         default:
             // SMP and dynamic channels arrive with their issues; unknown fixed channels are
             // ignored (Vol 3 Part A §2.1: "shall be discarded").
@@ -128,6 +131,8 @@ extension Host {
             logger.warning("dropped an LE signalling packet on handle \(handle) that does not decode: \(error)")
             return
         }
+        // Credit based channels (§4.6, §4.22–§4.27) are theirs to answer.
+        if receivedChannelSignal(signal, on: handle) { return }
         switch signal.command {
         case .connectionParameterUpdateRequest(let request):
             // As central, accept parameters within the spec's ranges (§4.20); the controller

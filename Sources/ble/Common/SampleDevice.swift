@@ -18,6 +18,8 @@ struct SampleDevice: Sendable {
     /// The answer to a write of a characteristic (or to a read of a dynamic one, with no
     /// value); `.success` unless told otherwise.
     var checkWrite: @Sendable (BluetoothUUID, [UInt8]) -> ATTResult = { _, _ in .success }
+    /// A PSM on which it sends every SDU back (`ble l2cap connect`), if any.
+    var echoPSM: L2CAPPSM?
 }
 
 /// A sample device at work: its peripheral manager and the tasks that answer for it.
@@ -70,7 +72,20 @@ final class RunningSampleDevice: Sendable {
                 }
             }
         }
-        return RunningSampleDevice(device: device, manager: manager, tasks: [writes, reads, ticker])
+        var tasks = [writes, reads, ticker]
+        if let psm = device.echoPSM {
+            let channels = await manager.incomingL2CAPChannels()
+            _ = try await manager.publishL2CAPChannel(withEncryption: false, psm: psm)
+            tasks.append(
+                Task(executorPreference: executor) {
+                    for await channel in channels {
+                        Task(executorPreference: executor) {
+                            for await sdu in channel.incoming { try? await channel.write(sdu) }
+                        }
+                    }
+                })
+        }
+        return RunningSampleDevice(device: device, manager: manager, tasks: tasks)
     }
 
     /// Stops answering; the manager goes when the last reference does.

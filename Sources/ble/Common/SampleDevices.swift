@@ -62,7 +62,7 @@ enum SampleDevices {
     static let logText: [UInt8] = Array(
         (0..<10).map { "entry \($0): temperature 21.\($0) C, ok;\n" }.joined().utf8.prefix(300))
 
-    /// A data logger with a custom 128-bit service.
+    /// A data logger with a custom 128-bit service; it echoes SDUs on L2CAP PSM 0x0080.
     static let dataLogger = SampleDevice(
         name: "LOG-2", address: BluetoothAddress(0x0000_5E00_5320), position: AirPosition(x: 2),
         services: [
@@ -92,7 +92,9 @@ enum SampleDevices {
         // The configuration is one octet.
         checkWrite: { uuid, value in
             uuid == loggerConfiguration && value.count != 1 ? .error(.invalidAttributeValueLength) : .success
-        })
+        },
+        // `ble l2cap connect 00:00:5E:00:53:20 0x80` has a channel to talk to.
+        echoPSM: 0x0080)
 
     // MARK: TAG-3
 

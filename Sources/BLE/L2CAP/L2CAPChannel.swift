@@ -1,0 +1,71 @@
+import BLEHost
+import BLEWire
+import Foundation
+
+/// An LE Protocol/Service Multiplexer: what a peer opens a credit based channel to (Core 5.4
+/// Vol 3 Part A §4.22; Core Bluetooth's `CBL2CAPPSM`). Published ones are dynamic,
+/// 0x0080...0x00FF.
+public typealias L2CAPPSM = UInt16
+
+/// An open L2CAP connection-oriented channel (Core Bluetooth's `CBL2CAPChannel`): an LE credit
+/// based channel (Core 5.4 Vol 3 Part A §4.22–§4.24) or an enhanced one (§4.25–§4.27), with
+/// credit based flow control (§10.1). SDUs come in on `incoming` in order; `write` sends one,
+/// cut into K-frames of the peer's MPS and paced by the peer's credits.
+///
+/// A peer that breaks flow control (a K-frame without credit, over the MPS, an SDU over the
+/// MTU, credits over 65535) gets the channel disconnected — the link stays; `incoming` ends and
+/// `closeReason` says why.
+public final class L2CAPChannel: Sendable, CustomStringConvertible {
+    /// The PSM the channel was opened to.
+    public let psm: L2CAPPSM
+    /// The peer: the peripheral's or the central's identifier.
+    public let peerIdentifier: UUID
+    /// The peer's address on the link.
+    public let peerAddress: LEAddress
+    /// The longest SDU `write` may send (the peer's MTU) and the longest it receives (ours).
+    public let outgoingMTU: Int
+    public let incomingMTU: Int
+    /// The peer's SDUs, in order; the stream ends when the channel does. One listener.
+    public let incoming: EventStream<[UInt8]>
+
+    let info: L2CAPChannelInfo
+    let host: Host
+
+    init(_ info: L2CAPChannelInfo, host: Host, peerIdentifier: UUID) {
+        self.info = info
+        self.host = host
+        self.psm = info.psm
+        self.peerIdentifier = peerIdentifier
+        self.peerAddress = info.peer
+        self.outgoingMTU = info.peerMTU
+        self.incomingMTU = info.localMTU
+        self.incoming = info.incoming
+    }
+
+    /// Whether it was opened as an enhanced credit based channel (§4.25).
+    public var isEnhanced: Bool { info.mode == .enhancedCreditBased }
+
+    /// Sends `bytes` as one SDU; returns once its last K-frame went to the controller, waiting
+    /// while the peer has given no credits. Longer than `outgoingMTU` throws at once.
+    public func write(_ bytes: [UInt8]) async throws(BLEError) {
+        do throws(L2CAPChannelError) {
+            try await host.writeL2CAP(bytes, on: info.key, serial: info.serial)
+        } catch {
+            throw .l2cap(error)
+        }
+    }
+
+    /// Closes the channel (Disconnection Request, §4.6); `incoming` ends.
+    public func close() async {
+        await host.closeL2CAPChannel(info.key, serial: info.serial)
+    }
+
+    /// Why the channel ended; nil while it is open.
+    public var closeReason: BLEError? {
+        get async { await host.l2capChannelEnding(info.serial).map { .l2cap($0) } }
+    }
+
+    public var description: String {
+        "L2CAP channel to PSM \(Hex.prefixed(psm, width: 4)) with \(peerAddress) (CID \(Hex.prefixed(info.key.localCID, width: 4)))"
+    }
+}
