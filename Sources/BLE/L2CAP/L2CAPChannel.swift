@@ -28,10 +28,10 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     /// The peer's SDUs, in order; the stream ends when the channel does. One listener.
     public let incoming: EventStream<[UInt8]>
 
-    let info: L2CAPChannelInfo
-    let host: Host
+    package let info: L2CAPChannelInfo
+    package let host: BLEHost.Host
 
-    init(_ info: L2CAPChannelInfo, host: Host, peerIdentifier: UUID) {
+    init(_ info: L2CAPChannelInfo, host: BLEHost.Host, peerIdentifier: UUID) {
         self.info = info
         self.host = host
         self.psm = info.psm
@@ -62,7 +62,7 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
 
     /// Why the channel ended; nil while it is open.
     public var closeReason: BLEError? {
-        get async { await host.l2capChannelEnding(info.serial).map { .l2cap($0) } }
+        get async { await host.l2capChannelEnding(info.serial).map { BLEError.l2cap($0) } }
     }
 
     public var description: String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLE
+import BLEHost
 import BLEWire
 
 /// `ble l2cap listen [--encryption] [--psm PSM] [--echo]`: publishes a PSM

@@ -81,7 +81,7 @@ struct CreditBasedChannelsTests {
         #expect(result(leRequest(spsm: 0x80, source: 0x50)) == .sourceCIDAlreadyAllocated)
         #expect(result(leRequest(spsm: 0x80, source: 0x51)) == .success)
         // PSM 0x80 takes one channel at a time.
-        #expect(result(leRequest(spsm: 0x80, source: 0x52)) == .noResources)
+        #expect(result(leRequest(spsm: 0x80, source: 0x52)) == .noResourcesAvailable)
     }
 
     @Test("§4.23 no resources once all 64 LE dynamic CIDs of the link are taken")
@@ -197,7 +197,8 @@ struct CreditBasedChannelsTests {
         let more = S.FlowControlCreditIndication(cid: 0x50, credits: 10).signal(identifier: 3)
         #expect(machine.received(more, on: link, security: plain, at: .zero) == [.credited(key)])
         let overflow = S.FlowControlCreditIndication(cid: 0x50, credits: 65530).signal(identifier: 4)
-        let actions = try #require(machine.received(overflow, on: link, security: plain, at: .zero))
+        let received = machine.received(overflow, on: link, security: plain, at: .zero)
+        let actions = try #require(received)
         #expect(actions.last == .closed(key, .violation(.creditOverflow(total: 65543))))
         guard case .send(let signal, let handle) = actions.first, case .disconnectionRequest = signal.command else {
             Issue.record("no Disconnection Request")
