@@ -162,8 +162,6 @@ extension Host {
         case .discarded:
             return true
         case .violation(let violation):
-            statistics.l2capChannelViolations += 1
-            logger.warning("the peer sent \(violation) on \(key): the channel is disconnected, the link stays")
             perform(l2cap.machine.violated(key, violation, at: timeline.now()))
             return true
         }
@@ -214,6 +212,11 @@ extension Host {
                     }
                 }
             case .closed(let key, let reason):
+                if case .violation(let violation) = reason {
+                    // Counted and logged once, whichever path found it (a K-frame, a credit).
+                    statistics.l2capChannelViolations += 1
+                    logger.warning("the peer sent \(violation) on \(key): the channel is disconnected, the link stays")
+                }
                 channelEnded(key, reason)
             case .credited(let key):
                 flushChannel(key)
