@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLE
 import BLEWire
+import Foundation
 
 /// `ble l2cap …`: L2CAP connection-oriented channels (LE credit based, Core 5.4 Vol 3 Part A
 /// §4.22–§4.24).
@@ -26,7 +27,12 @@ struct L2CAPCommand: AsyncParsableCommand {
     static func render(_ sdu: [UInt8], from peer: String) -> String {
         let shown = sdu.prefix(64)
         let more = sdu.count > shown.count ? "…" : ""
-        let text = String(decoding: shown, as: UTF8.self)
-        return "\(peer): \(sdu.count) octet\(sdu.count == 1 ? "" : "s") \(Hex.string(Array(shown)))\(more) \"\(text)\(more)\""
+        let line = "\(peer): \(sdu.count) octet\(sdu.count == 1 ? "" : "s") \(Hex.string(Array(shown)))\(more)"
+        // The text beside the hex only when it is text; line breaks shown as escapes so that one
+        // SDU stays one line.
+        guard let text = String(validating: shown, as: UTF8.self) else { return line }
+        let oneLine = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+            .replacingOccurrences(of: "\r", with: "\\r")
+        return line + " \"\(oneLine)\(more)\""
     }
 }
