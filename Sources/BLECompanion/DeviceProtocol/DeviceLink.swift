@@ -5,6 +5,8 @@ import BLEHost
 /// and characteristics are discovered by UUID, notifications of the device's characteristic
 /// are enabled (Core 5.4 Vol 3 Part G §4.10) and carry frames toward the app, and Write
 /// Commands (§4.9.1) carry frames toward the device, each chunk at most ATT_MTU − 3 octets.
+/// Or, opened `over` an L2CAP channel, each chunk is an SDU of at most the channel's MTU, paced
+/// by its credits (Core 5.4 Vol 3 Part A §10.1): the conversation above is the same.
 ///
 /// Writes never overrun the link: before each chunk the link asks
 /// `canSendWriteWithoutResponse` and, when it is false, waits for
@@ -14,7 +16,10 @@ public actor DeviceLink<P: DeviceProtocol> {
     public nonisolated let peripheral: Peripheral
     /// The conversation itself (framing, correlation, statistics).
     public nonisolated let connection: DeviceConnection<P.ToDevice, P.ToApp>
-    private let gate: WriteWithoutResponseGate
+    /// The bearer's flow control on GATT; nil over a channel, whose credits pace it.
+    private let gate: WriteWithoutResponseGate?
+    /// The L2CAP channel the frames go over, when opened `over` one.
+    public nonisolated let channel: L2CAPChannel?
     private var pumps: [Task<Void, Never>] = []
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { peripheral.unownedExecutor }
@@ -69,8 +74,69 @@ public actor DeviceLink<P: DeviceProtocol> {
         return link
     }
 
+    /// A link over an open L2CAP channel to `peripheral` (`Peripheral.openL2CAPChannel`): each
+    /// chunk is one SDU; the link closes when the channel does.
+    public static func open(
+        over channel: L2CAPChannel, of peripheral: Peripheral, speaking _: P.Type = P.self,
+        configuration: DeviceLinkConfiguration = DeviceLinkConfiguration()
+    ) async -> DeviceLink<P> {
+        let link = DeviceLink(peripheral: peripheral, channel: channel, configuration: configuration)
+        await link.start(sdus: channel.incoming, configuration: configuration)
+        return link
+    }
+
+    private init(peripheral: Peripheral, channel: L2CAPChannel, configuration: DeviceLinkConfiguration) {
+        self.peripheral = peripheral
+        self.channel = channel
+        gate = nil
+        connection = DeviceConnection(
+            executor: peripheral.unownedExecutor, executorOwner: peripheral,
+            transport: DeviceChunkTransport(
+                maximumChunkLength: { channel.outgoingMTU },
+                send: { chunk throws(DeviceProtocolError) in try await Self.write(chunk, on: channel) }),
+            configuration: configuration, maximumPayloadLength: P.maximumPayloadLength)
+    }
+
+    /// One chunk as one SDU; a channel that ended is a closed link.
+    static func write(_ chunk: [UInt8], on channel: L2CAPChannel) async throws(DeviceProtocolError) {
+        do {
+            try await channel.write(chunk)
+        } catch .l2cap(.sduTooLong(let length, let mtu)) {
+            throw .ble(.valueTooLong(length: length, maximum: mtu))
+        } catch {
+            throw .linkClosed
+        }
+    }
+
+    private func start(sdus: EventStream<[UInt8]>, configuration: DeviceLinkConfiguration) {
+        let connection = connection
+        pumps.append(
+            Task(executorPreference: configuration.taskExecutor) {
+                for await sdu in sdus { await connection.receive(sdu) }
+                await connection.close()
+            })
+    }
+
+    /// The longest chunk the bearer takes now: ATT_MTU − 3 on GATT, the channel's MTU.
+    public var maximumChunkLength: Int {
+        get async {
+            if let channel { return channel.outgoingMTU }
+            return await peripheral.maximumWriteValueLength(for: .withoutResponse)
+        }
+    }
+
+    /// Whether frames can still go: the peripheral connected and, over a channel, the channel open.
+    public var isUsable: Bool {
+        get async {
+            guard await peripheral.state == .connected else { return false }
+            guard let channel else { return true }
+            return await channel.closeReason == nil
+        }
+    }
+
     private init(peripheral: Peripheral, toDevice: Characteristic, configuration: DeviceLinkConfiguration) {
         self.peripheral = peripheral
+        channel = nil
         let gate = WriteWithoutResponseGate(peripheral: peripheral, characteristic: toDevice)
         self.gate = gate
         connection = DeviceConnection(
@@ -92,12 +158,12 @@ public actor DeviceLink<P: DeviceProtocol> {
             Task(executorPreference: configuration.taskExecutor) {
                 for await value in values { await connection.receive(value) }
                 await connection.close()
-                await gate.close()
+                await gate?.close()
             })
         pumps.append(
             Task(executorPreference: configuration.taskExecutor) {
                 for await event in events {
-                    if case .readyToSendWriteWithoutResponse = event { await gate.becameReady() }
+                    if case .readyToSendWriteWithoutResponse = event { await gate?.becameReady() }
                 }
             })
     }
@@ -121,17 +187,19 @@ public actor DeviceLink<P: DeviceProtocol> {
     public var statistics: DeviceLinkStatistics {
         get async {
             var statistics = await connection.statistics
-            statistics.flowControlWaits = await gate.waits
+            statistics.flowControlWaits = await gate?.waits ?? 0
             return statistics
         }
     }
 
-    /// Stops using the link (the connection stays up; notifications stay enabled).
+    /// Stops using the link (the connection stays up; notifications stay enabled; a channel
+    /// is closed).
     public func close() async {
         for pump in pumps { pump.cancel() }
         pumps = []
         await connection.close()
-        await gate.close()
+        await gate?.close()
+        await channel?.close()
     }
 }
 

@@ -16,6 +16,10 @@ public struct DeviceSideIncoming<Message: DeviceProtocolMessage>: Sendable, Hash
 /// One conversation per central. `updateValue` returning false is honoured: the chunk goes
 /// again after `.readyToUpdateSubscribers`, so sends wait instead of being lost.
 ///
+/// With `serveChannels`, a central may also speak the protocol over an L2CAP channel to a
+/// published PSM (Core 5.4 Vol 3 Part A §4.22): each chunk is an SDU, paced by the channel's
+/// credits; while its channel is open, what is sent to that central goes over the channel.
+///
 /// The link reads the manager's `writeRequests` and `events` (each has one listener): writes
 /// to other characteristics come out of `otherWriteRequests` and every manager event out of
 /// `managerEvents`, for the app to handle.
@@ -46,6 +50,8 @@ public actor DeviceSideLink<P: DeviceProtocol> {
     private let otherWriteSink: EventStream<[ATTRequest]>.Continuation
 
     private var peers: [UUID: Peer] = [:]
+    /// Conversations over L2CAP channels, by central identifier.
+    private var channelPeers: [UUID: Peer] = [:]
     private var pumps: [Task<Void, Never>] = []
     /// Counts readiness events, so that one arriving between `updateValue` and the wait is
     /// not missed.
@@ -112,11 +118,19 @@ public actor DeviceSideLink<P: DeviceProtocol> {
 
     // MARK: Sending
 
-    /// The centrals subscribed to the protocol's notifications.
+    /// The centrals subscribed to the protocol's notifications, or speaking it over a channel.
     public var subscribedCentrals: [Central] {
-        peers.values.filter(\.isSubscribed).map(\.central).sorted {
-            $0.identifier.uuidString < $1.identifier.uuidString
-        }
+        var centrals: [UUID: Central] = [:]
+        for peer in peers.values where peer.isSubscribed { centrals[peer.central.identifier] = peer.central }
+        for peer in channelPeers.values { centrals[peer.central.identifier] = peer.central }
+        return centrals.values.sorted { $0.identifier.uuidString < $1.identifier.uuidString }
+    }
+
+    /// The conversation `central` is reachable on: its channel's, else its subscription's.
+    private func reachable(_ central: Central) -> Peer? {
+        if let peer = channelPeers[central.identifier] { return peer }
+        guard let peer = peers[central.identifier], peer.isSubscribed else { return nil }
+        return peer
     }
 
     /// Sends an event to every subscribed central; throws `.notSubscribed` when there is none.
@@ -128,7 +142,7 @@ public actor DeviceSideLink<P: DeviceProtocol> {
 
     /// Sends an event to one central.
     public func send(_ message: P.ToApp, to central: Central) async throws(DeviceProtocolError) {
-        guard let peer = peers[central.identifier], peer.isSubscribed else { throw .notSubscribed }
+        guard let peer = reachable(central) else { throw .notSubscribed }
         try await peer.connection.send(message)
     }
 
@@ -136,13 +150,14 @@ public actor DeviceSideLink<P: DeviceProtocol> {
     public func request(_ message: P.ToApp, to central: Central, timeout: Duration? = nil)
         async throws(DeviceProtocolError) -> P.ToDevice
     {
-        guard let peer = peers[central.identifier], peer.isSubscribed else { throw .notSubscribed }
+        guard let peer = reachable(central) else { throw .notSubscribed }
         return try await peer.connection.request(message, timeout: timeout)
     }
 
     /// Answers a request from `incoming`, to the central that sent it.
     public func respond(to request: DeviceRequestID, with message: P.ToApp) async throws(DeviceProtocolError) {
-        guard let peer = peers.values.first(where: { ObjectIdentifier($0.connection) == request.connection }) else {
+        let all = Array(peers.values) + Array(channelPeers.values)
+        guard let peer = all.first(where: { ObjectIdentifier($0.connection) == request.connection }) else {
             throw .unknownRequest(sequence: request.sequence)
         }
         try await peer.connection.respond(to: request, with: message)
@@ -161,6 +176,11 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         for pump in pumps { pump.cancel() }
         pumps = []
         for id in peers.keys.sorted(by: { $0.uuidString < $1.uuidString }) { await drop(id) }
+        for (id, peer) in channelPeers {
+            channelPeers[id] = nil
+            await peer.connection.close()
+            peer.pump.cancel()
+        }
         incomingSink.finish()
         managerEventSink.finish()
         otherWriteSink.finish()
@@ -255,6 +275,68 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         let peer = Peer(central: central, isSubscribed: false, connection: connection, pump: pump)
         peers[id] = peer
         return peer
+    }
+
+    // MARK: L2CAP channels
+
+    /// Publishes a PSM (`publishL2CAPChannel(withEncryption:)`) and serves the protocol on every
+    /// channel a central opens to it. Returns the PSM.
+    public func serveChannels(
+        withEncryption encryption: Bool = false, psm: L2CAPPSM? = nil
+    ) async throws(DeviceProtocolError) -> L2CAPPSM {
+        let channels = await manager.incomingL2CAPChannels()
+        let published: L2CAPPSM
+        do {
+            published = try await manager.publishL2CAPChannel(withEncryption: encryption, psm: psm)
+        } catch {
+            throw .ble(error)
+        }
+        pumps.append(
+            Task(executorPreference: configuration.taskExecutor) { [weak self] in
+                for await channel in channels {
+                    guard let self else { return }
+                    await self.serve(channel)
+                }
+            })
+        return published
+    }
+
+    /// A conversation over `channel`, until it closes.
+    private func serve(_ channel: L2CAPChannel) async {
+        guard let central = await manager.connectedCentrals.first(where: { $0.identifier == channel.peerIdentifier })
+        else { return await channel.close() }
+        let id = central.identifier
+        if let previous = channelPeers.removeValue(forKey: id) {
+            await previous.connection.close()
+            previous.pump.cancel()
+        }
+        let connection = DeviceConnection<P.ToApp, P.ToDevice>(
+            executor: manager.unownedExecutor, executorOwner: manager,
+            transport: DeviceChunkTransport(
+                maximumChunkLength: { channel.outgoingMTU },
+                send: { chunk throws(DeviceProtocolError) in
+                    try await DeviceLink<P>.write(chunk, on: channel)
+                }),
+            configuration: configuration, maximumPayloadLength: P.maximumPayloadLength)
+        let sink = incomingSink
+        let sdus = channel.incoming
+        let reader = Task(executorPreference: configuration.taskExecutor) {
+            for await sdu in sdus { await connection.receive(sdu) }
+            await connection.close()
+        }
+        let pump = Task(executorPreference: configuration.taskExecutor) { [weak self] in
+            for await message in connection.incoming {
+                sink.yield(DeviceSideIncoming(central: central, message: message))
+            }
+            reader.cancel()
+            await self?.channelEnded(id, connection)
+        }
+        channelPeers[id] = Peer(central: central, isSubscribed: true, connection: connection, pump: pump)
+    }
+
+    private func channelEnded(_ id: UUID, _ connection: DeviceConnection<P.ToApp, P.ToDevice>) {
+        guard let peer = channelPeers[id], peer.connection === connection else { return }
+        channelPeers[id] = nil
     }
 
     private func drop(_ id: UUID) async {

@@ -120,10 +120,11 @@ public final class HeadsetOTATarget: OTATarget {
     // MARK: OTATarget
 
     public func maximumPacketPayload() async throws(OTALinkError) -> Int {
-        let peripheral = link.peripheral
-        guard await peripheral.state == .connected else { throw .linkLost }
-        // Write Command value ≤ ATT_MTU − 3 (Core 5.4 Vol 3 Part F §3.4.5.3).
-        let mtu = await peripheral.maximumWriteValueLength(for: .withoutResponse) + 3
+        let link = self.link
+        guard await link.isUsable else { throw .linkLost }
+        // Write Command value ≤ ATT_MTU − 3 (Core 5.4 Vol 3 Part F §3.4.5.3); over an L2CAP
+        // channel, an SDU ≤ the channel's MTU: a chunk, either way.
+        let mtu = await link.maximumChunkLength + 3
         return HeadsetProtocol.maximumOTADataLength(forATTMTU: mtu)
     }
 
