@@ -128,6 +128,30 @@ struct L2CAPChannelTests {
         }
     }
 
+    @Test("§4.27 reconfiguring enhanced channels: the peer then takes SDUs up to the new MTU")
+    func reconfigure() async throws {
+        try await TwoDevices.run { devices in
+            let manager = devices.peripheralManager
+            var incoming = await manager.incomingL2CAPChannels().makeAsyncIterator()
+            let psm = try await manager.publishL2CAPChannel(withEncryption: false)
+            let peripheral = try await devices.publishAndConnect()
+            let channels = try await peripheral.openL2CAPChannels(psm, count: 2)
+            guard let server = await incoming.next() else { throw TestFailure("no incoming channel") }
+            let big = Array(repeating: UInt8(0x5A), count: 3000)
+            await #expect(throws: BLEError.l2cap(.sduTooLong(length: 3000, mtu: 2048))) { try await server.write(big) }
+            let host = channels[0].host
+            try await host.reconfigureL2CAPChannels(channels.map(\.info.key), mtu: 4096, mps: 300)
+            // The MTU may not shrink (§4.27): refused before anything is sent.
+            await #expect(throws: L2CAPChannelError.notOpen) {
+                try await host.reconfigureL2CAPChannels([channels[0].info.key], mtu: 1024, mps: 300)
+            }
+            let first = channels.first { $0.info.key.localCID == server.info.peerCID }
+            var atCentral = try #require(first).incoming.makeAsyncIterator()
+            try await server.write(big)
+            #expect(await atCentral.next() == big)
+        }
+    }
+
     @Test("The link going down ends every channel with its reason")
     func linkDown() async throws {
         try await TwoDevices.run { devices in

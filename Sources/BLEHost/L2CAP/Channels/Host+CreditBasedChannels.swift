@@ -8,6 +8,8 @@ package struct L2CAPChannelInfo: Sendable {
     package let psm: UInt16
     package let mode: L2CAPChannelMode
     package let peer: LEAddress
+    /// The peer's end of the channel.
+    package let peerCID: UInt16
     package let localMTU: Int
     package let peerMTU: Int
     package let localMPS: Int
@@ -180,11 +182,13 @@ extension Host {
 
     /// The host stops: every channel and caller ends.
     func channelsStopped() {
-        for handle in Set(l2cap.machine.channels.keys.map(\.handle)) {
-            perform(l2cap.machine.linkDown(handle, reason: .connectionTerminatedByLocalHost))
-        }
-        for (_, waiter) in l2cap.connecting { waiter.resume(returning: .failure(.linkDown(.connectionTerminatedByLocalHost))) }
+        let reason = HCIStatus.connectionTerminatedByLocalHost
+        let handles = Set(l2cap.machine.channels.keys.map(\.handle)).union(l2cap.machine.outstanding.keys.map(\.handle))
+        for handle in handles.sorted() { perform(l2cap.machine.linkDown(handle, reason: reason)) }
+        for (_, waiter) in l2cap.connecting { waiter.resume(returning: .failure(.linkDown(reason))) }
         l2cap.connecting = [:]
+        for (_, waiter) in l2cap.reconfiguring { waiter.resume(returning: .failure(.linkDown(reason))) }
+        l2cap.reconfiguring = [:]
         for sink in l2cap.servers.values { sink.finish() }
         l2cap.servers = [:]
         l2cap.watchdog?.cancel()
@@ -237,7 +241,7 @@ extension Host {
         l2cap.serials[key] = serial
         logger.debug("opened \(key) to PSM \(channel.psm): MTU \(channel.peerMTU) MPS \(channel.peerMPS) credits \(channel.txCredits)")
         return L2CAPChannelInfo(
-            key: key, serial: serial, psm: channel.psm, mode: channel.mode, peer: link.peerAddress,
+            key: key, serial: serial, psm: channel.psm, mode: channel.mode, peer: link.peerAddress, peerCID: channel.peerCID,
             localMTU: channel.localMTU, peerMTU: channel.peerMTU, localMPS: channel.localMPS, peerMPS: channel.peerMPS,
             incoming: stream)
     }
