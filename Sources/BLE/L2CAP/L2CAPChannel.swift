@@ -25,8 +25,9 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     /// The longest SDU `write` may send (the peer's MTU) and the longest it receives (ours).
     public let outgoingMTU: Int
     public let incomingMTU: Int
-    /// The peer's SDUs, in order; the stream ends when the channel does. One listener.
-    public let incoming: EventStream<[UInt8]>
+    /// The peer's SDUs, in order; the stream ends when the channel does. One listener. Reading
+    /// is the receiver's flow control: while 8 SDUs wait unread the peer gets no more credits.
+    public let incoming: L2CAPSDUStream
 
     package let info: L2CAPChannelInfo
     package let host: BLEHost.Host
@@ -39,7 +40,7 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
         self.peerAddress = info.peer
         self.outgoingMTU = info.peerMTU
         self.incomingMTU = info.localMTU
-        self.incoming = info.incoming
+        self.incoming = L2CAPSDUStream(info: info, host: host)
     }
 
     /// Whether it was opened as an enhanced credit based channel (§4.25).
@@ -67,5 +68,48 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
 
     public var description: String {
         "L2CAP channel to PSM \(Hex.prefixed(psm, width: 4)) with \(peerAddress) (CID \(Hex.prefixed(info.key.localCID, width: 4)))"
+    }
+}
+
+/// The SDUs of a channel, in order (`L2CAPChannel.incoming`). Each one read counts toward the
+/// channel's backlog: the host gives the peer credits again once the reader catches up
+/// (Core 5.4 Vol 3 Part A §10.1).
+public struct L2CAPSDUStream: AsyncSequence, Sendable {
+    public typealias Element = [UInt8]
+    public typealias Failure = Never
+
+    let stream: EventStream<[UInt8]>
+    let backlog: L2CAPChannelBacklog
+    let host: BLEHost.Host
+    let key: L2CAPChannelKey
+    let serial: UInt64
+
+    init(info: L2CAPChannelInfo, host: BLEHost.Host) {
+        stream = info.incoming
+        backlog = info.backlog
+        self.host = host
+        key = info.key
+        serial = info.serial
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(inner: stream.makeAsyncIterator(), sequence: self)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        var inner: EventStream<[UInt8]>.Iterator
+        let sequence: L2CAPSDUStream
+
+        /// The next SDU, waiting in the caller's isolation; nil once the channel ended and every
+        /// SDU was read.
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> [UInt8]? {
+            guard let sdu = await inner.next(isolation: actor) else { return nil }
+            if sequence.backlog.consumed() { sequence.host.l2capSDUConsumed(sequence.key, serial: sequence.serial) }
+            return sdu
+        }
+
+        public nonisolated(nonsending) mutating func next() async -> [UInt8]? {
+            await next(isolation: #isolation)
+        }
     }
 }

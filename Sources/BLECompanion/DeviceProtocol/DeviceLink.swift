@@ -108,7 +108,7 @@ public actor DeviceLink<P: DeviceProtocol> {
         }
     }
 
-    private func start(sdus: EventStream<[UInt8]>, configuration: DeviceLinkConfiguration) {
+    private func start(sdus: L2CAPSDUStream, configuration: DeviceLinkConfiguration) {
         let connection = connection
         pumps.append(
             Task(executorPreference: configuration.taskExecutor) {

@@ -183,12 +183,12 @@ struct L2CAPChannelTests {
     static func expectViolation(
         _ violation: L2CAPChannelViolation, _ devices: TwoDevices, _ open: OpenChannel
     ) async {
-        var atServer = open.server.incoming.makeAsyncIterator()
-        while await atServer.next() != nil {}
-        #expect(await open.server.closeReason == .l2cap(.violation(violation)))
+        // The peer's Disconnection Request ends the central's end; the server's is over by then
+        // (its SDUs are not read: reading would give credits back).
         var atCentral = open.central.incoming.makeAsyncIterator()
         #expect(await atCentral.next() == nil)
         #expect(await open.central.closeReason == .l2cap(.closedByPeer))
+        #expect(await open.server.closeReason == .l2cap(.violation(violation)))
         #expect(await open.peripheral.state == .connected)
         #expect(await devices.peripheralManager.hostStatistics.l2capChannelViolations == 1)
     }
@@ -222,6 +222,45 @@ struct L2CAPChannelTests {
         }
     }
 
+    /// A central writing SDUs of one K-frame each, 40 of them, to a server that reads none: the
+    /// server gives back no credits while 8 SDUs wait unread, so the writer stalls after the
+    /// 32 initial credits.
+    static func stall(_ devices: TwoDevices, _ open: OpenChannel) async throws -> Task<Void, any Error> {
+        let sdus = (0..<40).map { index in Array(repeating: UInt8(index), count: 100) }
+        let writer = devices.spawn { for sdu in sdus { try await open.central.write(sdu) } }
+        try await devices.sleep(for: .seconds(2))
+        let credits = try #require(await open.central.host.l2capChannelCredits(open.central.info.key))
+        #expect(credits.tx == 0)
+        // The 33rd SDU's K-frame waits for a credit, its write with it.
+        #expect(credits.waiting == 1)
+        #expect(open.server.info.backlog.unread == 32)
+        return writer
+    }
+
+    @Test("§10.1 a reader that does not keep up stops the sender: no credits while SDUs wait unread")
+    func backPressure() async throws {
+        try await TwoDevices.run { devices in
+            let open = try await Self.open(devices)
+            let writer = try await Self.stall(devices, open)
+            var atServer = open.server.incoming.makeAsyncIterator()
+            for index in 0..<40 { #expect(await atServer.next() == Array(repeating: UInt8(index), count: 100)) }
+            try await writer.value
+            #expect(open.server.info.backlog.unread == 0)
+            #expect(await devices.peripheralManager.hostStatistics.l2capChannelViolations == 0)
+        }
+    }
+
+    @Test("§10.1 a peer's K-frame beyond its credits disconnects the channel, not the link")
+    func creditOverrun() async throws {
+        try await TwoDevices.run { devices in
+            let open = try await Self.open(devices)
+            let writer = try await Self.stall(devices, open)
+            await Self.sendRaw([1, 0, 0x77], on: open.central)
+            await Self.expectViolation(.kFrameWithoutCredit, devices, open)
+            await #expect(throws: BLEError.l2cap(.closedByPeer)) { try await writer.value }
+        }
+    }
+
     @Test("§4.24 a peer's credits summing past 65535 disconnect the channel, not the link")
     func creditOverflow() async throws {
         try await TwoDevices.run { devices in
@@ -232,6 +271,9 @@ struct L2CAPChannelTests {
             var atServer = open.server.incoming.makeAsyncIterator()
             while await atServer.next() != nil {}
             #expect(await open.server.closeReason == .l2cap(.violation(.creditOverflow(total: initial + 65535))))
+            var atCentral = open.central.incoming.makeAsyncIterator()
+            #expect(await atCentral.next() == nil)
+            #expect(await open.central.closeReason == .l2cap(.closedByPeer))
             #expect(await open.peripheral.state == .connected)
             #expect(await devices.peripheralManager.hostStatistics.l2capChannelViolations == 1)
         }

@@ -14,8 +14,10 @@ package struct L2CAPChannelInfo: Sendable {
     package let peerMTU: Int
     package let localMPS: Int
     package let peerMPS: Int
-    /// The peer's SDUs in order; ends when the channel does.
+    /// The peer's SDUs in order; ends when the channel does. A reader reports each SDU it
+    /// takes to `backlog` (and `Host.l2capSDUConsumed` when that says so).
     package let incoming: EventStream<[UInt8]>
+    package let backlog: L2CAPChannelBacklog
 }
 
 /// What the host keeps for credit based channels besides the state machine: the callers
@@ -26,6 +28,7 @@ struct HostChannelState {
 
     var machine = CreditBasedChannels()
     var sinks: [L2CAPChannelKey: EventStream<[UInt8]>.Continuation] = [:]
+    var backlogs: [L2CAPChannelKey: L2CAPChannelBacklog] = [:]
     var serials: [L2CAPChannelKey: UInt64] = [:]
     var servers: [UInt16: EventStream<L2CAPChannelInfo>.Continuation] = [:]
     var connecting: [UInt64: ConnectWaiter] = [:]
@@ -37,6 +40,8 @@ struct HostChannelState {
     var watchdog: Task<Void, Never>?
 
     static let endingsKept = 256
+    /// Unread SDUs of a channel at which the host stops giving the peer credits.
+    static let backlogLimit = 8
 }
 
 /// LE credit based channels on the host (Core 5.4 Vol 3 Part A §4.22–§4.27, §10.1): the
@@ -160,19 +165,40 @@ extension Host {
         case .partial:
             break
         case .sdu(let sdu):
-            l2cap.sinks[key]?.yield(sdu)
+            if l2cap.sinks[key]?.yield(sdu) == .enqueued { l2cap.backlogs[key]?.delivered() }
         case .discarded:
             return true
         case .violation(let violation):
             perform(l2cap.machine.violated(key, violation, at: timeline.now()))
             return true
         }
-        if let credits = l2cap.machine.channels.values[index].takeCreditGrant() {
-            let indication = L2CAPSignal.FlowControlCreditIndication(cid: key.localCID, credits: credits)
-            let identifier = l2cap.machine.identifier(on: handle)
-            sendL2CAP(indication.signal(identifier: identifier).encoded, channel: .leSignaling, on: handle, priority: .signaling)
-        }
+        grantCredits(key)
         return true
+    }
+
+    /// Gives the peer credits back once it used half of them (§4.24) — unless the app has
+    /// `backlogLimit` SDUs unread: then the peer waits until it reads (§10.1 back-pressure).
+    private func grantCredits(_ key: L2CAPChannelKey) {
+        guard let index = l2cap.machine.channels.index(forKey: key) else { return }
+        if l2cap.backlogs[key]?.shouldHold() == true { return }
+        guard let credits = l2cap.machine.channels.values[index].takeCreditGrant() else { return }
+        let indication = L2CAPSignal.FlowControlCreditIndication(cid: key.localCID, credits: credits)
+        let identifier = l2cap.machine.identifier(on: key.handle)
+        sendL2CAP(
+            indication.signal(identifier: identifier).encoded, channel: .leSignaling, on: key.handle, priority: .signaling)
+    }
+
+    /// The app read SDUs of the channel `serial` after the host held its credits back: give
+    /// them now.
+    package nonisolated func l2capSDUConsumed(_ key: L2CAPChannelKey, serial: UInt64) {
+        spawn {
+            await self.resumeCredits(key, serial: serial)
+        }
+    }
+
+    private func resumeCredits(_ key: L2CAPChannelKey, serial: UInt64) {
+        guard l2cap.serials[key] == serial else { return }
+        grantCredits(key)
     }
 
     /// The link went down: its channels end and their callers fail.
@@ -237,17 +263,20 @@ extension Host {
         let (stream, sink) = EventStream.makeStream(of: [UInt8].self)
         let serial = l2cap.nextSerial
         l2cap.nextSerial += 1
+        let backlog = L2CAPChannelBacklog(limit: HostChannelState.backlogLimit)
         l2cap.sinks[key] = sink
+        l2cap.backlogs[key] = backlog
         l2cap.serials[key] = serial
         logger.debug("opened \(key) to PSM \(channel.psm): MTU \(channel.peerMTU) MPS \(channel.peerMPS) credits \(channel.txCredits)")
         return L2CAPChannelInfo(
             key: key, serial: serial, psm: channel.psm, mode: channel.mode, peer: link.peerAddress, peerCID: channel.peerCID,
             localMTU: channel.localMTU, peerMTU: channel.peerMTU, localMPS: channel.localMPS, peerMPS: channel.peerMPS,
-            incoming: stream)
+            incoming: stream, backlog: backlog)
     }
 
     private func channelEnded(_ key: L2CAPChannelKey, _ reason: L2CAPChannelError) {
         l2cap.sinks.removeValue(forKey: key)?.finish()
+        l2cap.backlogs[key] = nil
         if let serial = l2cap.serials.removeValue(forKey: key) {
             l2cap.endings[serial] = reason
             if l2cap.endings.count > HostChannelState.endingsKept, let oldest = l2cap.endings.keys.min() {
