@@ -75,12 +75,15 @@ extension Host {
             receivedATT(frame.payload, on: packet.handle)
         case .leSignaling:
             receivedSignal(frame.payload, on: packet.handle)
-        case let cid where L2CAPChannelID.leDynamicRange.contains(cid.rawValue)
-            && receivedKFrame(frame.payload, cid: cid, on: packet.handle):
-            return
         default:
-            // SMP and dynamic channels arrive with their issues; unknown fixed channels are
-            // ignored (Vol 3 Part A §2.1: "shall be discarded").
+            // A credit based channel's K-frame (Vol 3 Part A §3.4.3).
+            if L2CAPChannelID.leDynamicRange.contains(frame.channelID.rawValue),
+                receivedKFrame(frame.payload, cid: frame.channelID, on: packet.handle)
+            {
+                return
+            }
+            // SMP arrives with its issue; a dynamic CID no channel has, and unknown fixed
+            // channels, are ignored (Vol 3 Part A §2.1: "shall be discarded").
             statistics.framesOnUnservedChannels += 1
             logger.notice(
                 """
