@@ -104,3 +104,44 @@ extension BumbleInteropTests {
         await manager.close()
     }
 }
+
+extension BumbleInteropTests {
+    @Test("ble l2cap listen --echo serves a Bumble central; ble l2cap connect talks to a Bumble listener")
+    func cliL2CAPWithBumble() async throws {
+        let (controllers, ports) = try await Interop.bumbleControllers(4)
+        defer { controllers.stop() }
+        try #require(ports.count == 4)
+        let cli = try CLIRuns()
+        defer { cli.removeFiles() }
+
+        // Our listener, a Bumble central: its three SDUs come back whole.
+        let listener = try cli.start(["l2cap", "listen", "--echo", "--psm", "0x0099"], port: ports[0])
+        defer { listener.stop() }
+        let line = try await listener.waitForLine("listening") { $0.hasPrefix("listening on PSM 0x0099 (153) at ") }
+        let address = String(line.dropFirst("listening on PSM 0x0099 (153) at ".count).prefix(17))
+        let central = try Interop.bumble(
+            "bumble l2cap central", "bumble_l2cap.py",
+            ["connect", "tcp-client:127.0.0.1:\(ports[1])", "C4:00:00:00:00:04", address, "0x99"])
+        defer { central.stop() }
+        #expect(try await central.waitForExit() == 0, "\(central.transcript)")
+        #expect(central.events("sdu").count == 3)
+        try await listener.waitForLines("SDUs", count: 3) { $0.hasPrefix("channel 1: ") }
+        #expect(listener.lines.contains("channel 1: 5 octets 68656c6c6f \"hello\""), "\(listener.transcript)")
+        listener.stop()
+
+        // Our connect, a Bumble listener that echoes.
+        let bumble = try Interop.bumble(
+            "bumble l2cap listener", "bumble_l2cap.py",
+            ["listen", "tcp-client:127.0.0.1:\(ports[2])", "C4:00:00:00:00:05", "0x85"])
+        defer { bumble.stop() }
+        try await bumble.waitForEvent("ready")
+        let file = cli.folder.appendingPathComponent("payload.bin")
+        try Data("hello bumble".utf8).write(to: file)
+        let run = try await cli.run(["l2cap", "connect", "C4:00:00:00:00:05", "0x85", "--file", file.path], port: ports[3])
+        #expect(run.status == 0, "\(run.transcript)")
+        #expect(run.lines.contains("sent 12 octets in 1 SDU"), "\(run.transcript)")
+        #expect(run.lines.contains("received: 12 octets 68656c6c6f2062756d626c65 \"hello bumble\""), "\(run.transcript)")
+        try await bumble.waitForEvent("sdu") { $0["length"] as? Int == 12 }
+        try await cli.checkCaptures()
+    }
+}
