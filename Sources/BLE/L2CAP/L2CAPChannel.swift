@@ -47,7 +47,9 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     public var isEnhanced: Bool { info.mode == .enhancedCreditBased }
 
     /// Sends `bytes` as one SDU; returns once its last K-frame went to the controller, waiting
-    /// while the peer has given no credits. Longer than `outgoingMTU` throws at once.
+    /// while the peer has given no credits. Longer than `outgoingMTU` throws at once. Once
+    /// called, the SDU is queued whole: cancelling the calling task does not take it back (the
+    /// wait ends when it is sent or the channel closes).
     public func write(_ bytes: [UInt8]) async throws(BLEError) {
         do throws(L2CAPChannelError) {
             try await host.writeL2CAP(bytes, on: info.key, serial: info.serial)

@@ -150,6 +150,7 @@ public actor PeripheralManager: PoweredManager {
         readSink.finish()
         writeSink.finish()
         eventSink.finish()
+        channels.listeners.finish()
     }
 
     func checkPoweredOn() throws(BLEError) { try power.checkPoweredOn() }
