@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 extension BumbleInteropTests {
-    @Test("L2CAP: our central opens an LE credit based channel to a Bumble peripheral's PSM and exchanges SDUs (§4.22)")
+    @Test("L2CAP: our central opens LE (§4.22) and enhanced (§4.25) credit based channels to a Bumble peripheral's PSM; SDUs echo")
     func ourChannelToBumble() async throws {
         let (controllers, ports) = try await Interop.bumbleControllers(2)
         defer { controllers.stop() }
@@ -56,10 +56,27 @@ extension BumbleInteropTests {
             try await bumble.waitForEvent("sdu") { $0["length"] as? Int == sdu.count }
         }
         #expect(try await withLimit("echoes") { await echoes.value } == sdus)
+        // Enhanced credit based channels (§4.25–§4.26): two with one request, each echoing.
+        // Opened while the LE channel is still open: Bumble 0.0.236 keeps a closed LE channel's
+        // peer CID as allocated and would refuse its reuse (Source CID already allocated).
+        let pair = try await withLimit("open enhanced") { try await peripheral.openL2CAPChannels(psm, count: 2) }
+        #expect(pair.count == 2)
+        for (index, enhanced) in pair.enumerated() {
+            let stream = enhanced.incoming
+            let echo = Task { () -> [UInt8]? in
+                for await sdu in stream { return sdu }
+                return nil
+            }
+            let sdu = (0..<(300 + index)).map { UInt8(truncatingIfNeeded: $0 + index) }
+            try await withLimit("enhanced write") { try await enhanced.write(sdu) }
+            #expect(try await withLimit("enhanced echo") { await echo.value } == sdu)
+            await enhanced.close()
+        }
         await channel.close()
         try await bumble.waitForEvent("closed")
         #expect(await channel.closeReason == .l2cap(.closedLocally))
         #expect(await peripheral.state == .connected)
+
         await central.cancelPeripheralConnection(peripheral)
         await central.close()
     }
