@@ -122,8 +122,8 @@ struct CreditBasedChannelsTests {
                 security: plain, at: .zero)
             #expect(answer == [.connected(token: second, .failure(.refused(.insufficientEncryption)))])
         }
-        // The refused request's CID is free again.
-        #expect(machine.freeLocalCIDs(on: link, count: 1) == [0x41])
+        // The refused request's CID is free again, and given out last (§2.1: in turn).
+        #expect(machine.freeLocalCIDs(on: link, count: 64) == Array(0x42...0x7F) + [0x41])
     }
 
     @Test("§4.23 a successful response with an out-of-range Destination CID fails the request")
@@ -287,7 +287,7 @@ struct CreditBasedChannelsTests {
         let response = S.CreditBasedConnectionResponse(mtu: 200, mps: 64, initialCredits: 5, result: .someRefusedInsufficientResources, destinationCIDs: [0x60, 0, 0x61])
         let done = machine.received(response.signal(identifier: signal.identifier), on: link, security: plain, at: .zero)
         #expect(done == [.connected(token: token, .success([0x40, 0x42].map { L2CAPChannelKey(handle: link, localCID: $0) }))])
-        #expect(machine.freeLocalCIDs(on: link, count: 1) == [0x41])
+        #expect(machine.freeLocalCIDs(on: link, count: 64) == Array(0x43...0x7F) + [0x41])
         // Pending results wait for the final answer.
         let (next, more) = machine.connect(psm: 0x80, on: link, mode: .enhancedCreditBased, count: 1, at: .zero)
         guard case .send(let signal2, _) = more.first else { return }

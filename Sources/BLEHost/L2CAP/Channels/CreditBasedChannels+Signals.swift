@@ -93,6 +93,7 @@ extension CreditBasedChannels {
         guard openChannels(to: request.spsm) < server.maximumChannels,
             let cid = freeLocalCIDs(on: handle, count: 1).first
         else { return refuse(.noResources) }
+        allocated(cid, on: handle)
         let config = configuration
         let key = L2CAPChannelKey(handle: handle, localCID: cid)
         channels[key] = CreditBasedChannel(
@@ -153,6 +154,7 @@ extension CreditBasedChannels {
                 continue
             }
             let cid = freeLocalCIDs(on: handle, count: 1)[0]
+            allocated(cid, on: handle)
             let key = L2CAPChannelKey(handle: handle, localCID: cid)
             channels[key] = CreditBasedChannel(
                 mode: .enhancedCreditBased, psm: request.spsm, localCID: cid, peerCID: source, localMTU: local.mtu,

@@ -71,6 +71,8 @@ package struct CreditBasedChannels {
     package var channels: [L2CAPChannelKey: CreditBasedChannel] = [:]
     var outstanding: [RequestKey: Outstanding] = [:]
     private var lastIdentifier: [ConnectionHandle: UInt8] = [:]
+    /// The CID last given out on each link: the next search starts after it.
+    private var lastCID: [ConnectionHandle: UInt16] = [:]
     private var nextToken: UInt64 = 1
 
     /// Dynamically allocated LE SPSMs (§4.22: 0x0080...0x00FF).
@@ -132,19 +134,28 @@ package struct CreditBasedChannels {
         channels.contains { $0.key.handle == handle && $0.value.peerCID == cid }
     }
 
-    /// Up to `count` free local CIDs on the link, lowest first (§2.1); reserved CIDs of
-    /// outstanding connection requests count as taken.
+    /// Up to `count` free local CIDs on the link (§2.1), in turn from the one after the CID
+    /// last given out: a CID just freed is the last to be reused, so a late K-frame of a closed
+    /// channel — or a peer that still counts it as taken — does not meet a new channel.
+    /// Reserved CIDs of outstanding connection requests count as taken.
     func freeLocalCIDs(on handle: ConnectionHandle, count: Int) -> [UInt16] {
         var taken = Set(channels.keys.lazy.filter { $0.handle == handle }.map(\.localCID))
         for (key, request) in outstanding where key.handle == handle {
             if case .connect(_, _, _, let cids, _) = request { taken.formUnion(cids) }
         }
+        let range = L2CAPSignal.leDynamicCIDs
+        let start = lastCID[handle].map { $0 == range.upperBound ? range.lowerBound : $0 + 1 } ?? range.lowerBound
         var free: [UInt16] = []
-        for cid in L2CAPSignal.leDynamicCIDs where !taken.contains(cid) {
+        for cid in Array(start...range.upperBound) + Array(range.lowerBound..<start) where !taken.contains(cid) {
             free.append(cid)
             if free.count == count { break }
         }
         return free
+    }
+
+    /// Gives out `cid` on the link.
+    mutating func allocated(_ cid: UInt16, on handle: ConnectionHandle) {
+        lastCID[handle] = cid
     }
 
     /// The channel on `handle` whose far end is `peerCID`.
@@ -162,7 +173,10 @@ package struct CreditBasedChannels {
         let token = makeToken()
         let wanted = mode == .leCreditBased ? 1 : min(max(count, 1), L2CAPSignal.CIDList.capacity)
         let cids = freeLocalCIDs(on: handle, count: wanted)
-        guard cids.count == wanted else { return (token, [.connected(token: token, .failure(.noChannelIdentifiers))]) }
+        guard cids.count == wanted, let last = cids.last else {
+            return (token, [.connected(token: token, .failure(.noChannelIdentifiers))])
+        }
+        allocated(last, on: handle)
         let identifier = identifier(on: handle)
         let config = configuration
         let command: L2CAPSignalCommand
@@ -263,6 +277,7 @@ package struct CreditBasedChannels {
             }
         }
         lastIdentifier[handle] = nil
+        lastCID[handle] = nil
         return actions
     }
 
