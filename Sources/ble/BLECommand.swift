@@ -14,7 +14,8 @@ struct BLECommand: AsyncParsableCommand {
             radio among sample devices (HRS-1 at 00:00:5E:00:53:10, LOG-2 at 00:00:5E:00:53:20, \
             TAG-3 at 00:00:5E:00:53:30, HEADSET at 00:00:5E:00:53:40), or with --transport on any \
             controller over HCI. `ble headset` runs a virtual headset and `ble ota` updates one's \
-            firmware over the air. \
+            firmware over the air. `ble l2cap listen` and `ble l2cap connect` accept and open L2CAP \
+            connection-oriented channels. \
             `ble controller` serves virtual controllers to other hosts over TCP or UNIX sockets, \
             `ble decode` turns bytes into readable packets and `ble bench` measures the air-time \
             model.
