@@ -25,6 +25,9 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     /// The longest SDU `write` may send (the peer's MTU) and the longest it receives (ours).
     public let outgoingMTU: Int
     public let incomingMTU: Int
+    /// The longest K-frame payload the peer takes (its MPS, Core 5.4 Vol 3 Part A §4.22): an
+    /// SDU of n × MPS − 2 octets fills n K-frames exactly.
+    public let outgoingMPS: Int
     /// The peer's SDUs, in order; the stream ends when the channel does. One listener. Reading
     /// is the receiver's flow control: while 8 SDUs wait unread the peer gets no more credits.
     public let incoming: L2CAPSDUStream
@@ -40,6 +43,7 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
         self.peerAddress = info.peer
         self.outgoingMTU = info.peerMTU
         self.incomingMTU = info.localMTU
+        self.outgoingMPS = info.peerMPS
         self.incoming = L2CAPSDUStream(info: info, host: host)
     }
 

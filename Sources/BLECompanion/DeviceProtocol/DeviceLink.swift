@@ -125,6 +125,16 @@ public actor DeviceLink<P: DeviceProtocol> {
         }
     }
 
+    /// The chunk length to send whole frames of at most `limit` octets in: on GATT ATT_MTU − 3
+    /// (or `limit`); over a channel the longest SDU of whole K-frames that fits `limit` and the
+    /// MTU, n × MPS − 2 (Core 5.4 Vol 3 Part A §3.4.3), so no K-frame goes out half empty.
+    public func preferredChunkLength(upTo limit: Int) async -> Int {
+        let longest = min(limit, await maximumChunkLength)
+        guard let channel else { return longest }
+        let frames = (longest + 2) / channel.outgoingMPS
+        return frames > 0 ? frames * channel.outgoingMPS - 2 : longest
+    }
+
     /// Whether frames can still go: the peripheral connected and, over a channel, the channel open.
     public var isUsable: Bool {
         get async {

@@ -123,9 +123,10 @@ public final class HeadsetOTATarget: OTATarget {
         let link = self.link
         guard await link.isUsable else { throw .linkLost }
         // Write Command value ≤ ATT_MTU − 3 (Core 5.4 Vol 3 Part F §3.4.5.3); over an L2CAP
-        // channel, an SDU ≤ the channel's MTU: a chunk, either way.
-        let mtu = await link.maximumChunkLength + 3
-        return HeadsetProtocol.maximumOTADataLength(forATTMTU: mtu)
+        // channel, an SDU of whole K-frames: a chunk, either way, holding one whole frame.
+        let frame = HeadsetProtocol.maximumPayloadLength + DeviceFrame.overhead
+        let chunk = await link.preferredChunkLength(upTo: frame)
+        return HeadsetProtocol.maximumOTADataLength(forATTMTU: chunk + 3)
     }
 
     public func start(_ parameters: OTASessionParameters) async throws(OTALinkError) -> OTAStartAnswer {

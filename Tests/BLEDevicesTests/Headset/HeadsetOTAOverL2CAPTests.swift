@@ -27,10 +27,11 @@ struct HeadsetOTAOverL2CAPTests {
             return (outcome, try setup.headset.flash.activeImageBytes(), setup.headset.flash.activeVersion, statistics)
         }
         #expect(outcome.failure == nil, "\(outcome)")
-        // One SDU carries a whole frame of the protocol's largest payload (512): 506 octets of
-        // firmware each, where a Write Command of ATT_MTU 247 carries 230.
-        #expect(outcome.summary.packetSize == 506)
-        #expect(outcome.summary.packetCount == (64 * 1024 + 505) / 506)
+        // One SDU carries one frame, sized to fill two K-frames of the MPS 247 exactly
+        // (2 × 247 − 2 = 492 octets: frame 8, packet header 6, 478 of firmware), where a Write
+        // Command of ATT_MTU 247 carries 230.
+        #expect(outcome.summary.packetSize == 478)
+        #expect(outcome.summary.packetCount == (64 * 1024 + 477) / 478)
         #expect(outcome.summary.packetsResent == 0)
         #expect(FirmwareDigest.sha256(active) == image.sha256)
         #expect(version == "2.0.0")
