@@ -66,8 +66,8 @@ struct OTAOverL2CAPGoodputTests {
         let predicted = OTAGoodputTests.prediction.goodputB
         print("OTA over L2CAP: firmware \(Int(firmwareKbps)) kbit/s, \(Int(firmwareKbps / predicted * 1000) / 10) % of rule B \(Int(predicted)) kbit/s for 244-octet writes; packets of \(outcome.summary.packetSize)")
         #expect(outcome.summary.packetSize == 478)
-        // Measured 92.6 % (1205 kbit/s): about what GATT reaches as firmware (230 / 244 of its
-        // writes) — each SDU fills two K-frames, 478 firmware octets to 460 over two writes.
-        #expect(firmwareKbps >= 0.9 * predicted)
+        // Measured 96.8 % (1259 kbit/s), above GATT's 93.8 % (1221 kbit/s, OTAGoodputTests):
+        // each SDU fills two K-frames, 478 firmware octets where two writes carry 460.
+        #expect(firmwareKbps >= 0.95 * predicted)
     }
 }

@@ -222,18 +222,18 @@ struct L2CAPChannelTests {
         }
     }
 
-    /// A central writing SDUs of one K-frame each, 40 of them, to a server that reads none: the
+    /// A central writing SDUs of one K-frame each, 80 of them, to a server that reads none: the
     /// server gives back no credits while 8 SDUs wait unread, so the writer stalls after the
-    /// 32 initial credits.
+    /// 64 initial credits.
     static func stall(_ devices: TwoDevices, _ open: OpenChannel) async throws -> Task<Void, any Error> {
-        let sdus = (0..<40).map { index in Array(repeating: UInt8(index), count: 100) }
+        let sdus = (0..<80).map { index in Array(repeating: UInt8(index), count: 100) }
         let writer = devices.spawn { for sdu in sdus { try await open.central.write(sdu) } }
         try await devices.sleep(for: .seconds(2))
         let credits = try #require(await open.central.host.l2capChannelCredits(open.central.info.key))
         #expect(credits.tx == 0)
-        // The 33rd SDU's K-frame waits for a credit, its write with it.
+        // The 65th SDU's K-frame waits for a credit, its write with it.
         #expect(credits.waiting == 1)
-        #expect(open.server.info.backlog.unread == 32)
+        #expect(open.server.info.backlog.unread == 64)
         return writer
     }
 
@@ -243,7 +243,7 @@ struct L2CAPChannelTests {
             let open = try await Self.open(devices)
             let writer = try await Self.stall(devices, open)
             var atServer = open.server.incoming.makeAsyncIterator()
-            for index in 0..<40 { #expect(await atServer.next() == Array(repeating: UInt8(index), count: 100)) }
+            for index in 0..<80 { #expect(await atServer.next() == Array(repeating: UInt8(index), count: 100)) }
             try await writer.value
             #expect(open.server.info.backlog.unread == 0)
             #expect(await devices.peripheralManager.hostStatistics.l2capChannelViolations == 0)
