@@ -73,4 +73,18 @@ struct L2CAPCommandTests {
         try #require(numbers.count >= 2, "\(line)")
         #expect(abs(numbers[0] / numbers[1] - 1) < 0.005, "\(line)")
     }
+
+    @Test("bench l2cap --json: the same figures as one JSON object")
+    func benchJSON() throws {
+        let result = try CLI.run("bench", "l2cap", "--count", "100", "--frames", "2", "--json")
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["sdus"] as? Int == 100)
+        #expect(object["sduLength"] as? Int == 2 * 247 - 2)
+        #expect(object["violations"] as? Int == 0)
+        let measured = try #require(object["virtualKbps"] as? Double)
+        let predicted = try #require(object["predictedKbps"] as? Double)
+        #expect(abs(measured / predicted - 1) < 0.01, "\(measured) vs \(predicted)")
+    }
 }

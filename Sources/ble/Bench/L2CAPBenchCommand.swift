@@ -21,6 +21,7 @@ struct L2CAPBenchCommand: AsyncParsableCommand {
     @Option(help: "SDUs to send.") var count: Int = 2_000
     @Option(help: "K-frames per SDU (1…8 with the default MTU 2048 and MPS 247).") var frames: Int = 8
     @Option(help: "Air-time profile of the link.") var profile: AirTimeProfile = .ideal
+    @Flag(help: "Print the result as JSON.") var json = false
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -34,7 +35,33 @@ struct L2CAPBenchCommand: AsyncParsableCommand {
         parameters.sdus = count
         parameters.framesPerSDU = frames
         let result = try await L2CAPBenchmark.run(parameters)
-        print(Self.text(result))
+        print(json ? try Self.json(result) : Self.text(result))
+    }
+
+    /// The `--json` object.
+    struct JSONResult: Encodable {
+        var profile: String
+        var sdus: Int
+        var sduLength: Int
+        var framesPerSDU: Int
+        var mps: Int
+        var octets: Int
+        var wallSeconds: Double
+        var wallMBps: Double
+        @NullWhenAbsent var virtualKbps: Double?
+        var predictedKbps: Double
+        var violations: Int
+    }
+
+    static func json(_ r: L2CAPBenchmark.Result) throws -> String {
+        let t = r.throughput
+        return try JSONOutput.line(
+            JSONResult(
+                profile: "\(r.parameters.profile)", sdus: t.values, sduLength: r.sduLength,
+                framesPerSDU: r.parameters.framesPerSDU, mps: r.mps, octets: t.octets,
+                wallSeconds: AirtimeBenchCommand.seconds(t.wallTime).rounded(digits: 6),
+                wallMBps: t.wallMegabytesPerSecond.rounded(digits: 2), virtualKbps: t.virtualKbps?.rounded(digits: 2),
+                predictedKbps: t.predictedKbps.rounded(digits: 2), violations: r.violations))
     }
 
     static func format(_ value: Double, digits: Int = 2) -> String { AirtimeBenchCommand.format(value, digits: digits) }
