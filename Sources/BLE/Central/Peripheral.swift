@@ -15,6 +15,9 @@ public enum PeripheralEvent: Sendable {
     /// the services listed, those overlapping the changed range, are forgotten; discover again
     /// to see what replaced them (`peripheral(_:didModifyServices:)`).
     case servicesModified(invalidatedServices: [Service])
+    /// The link changed: connection parameters, PHY, data length or ATT_MTU (Core 5.4 Vol 4
+    /// Part E §7.7.65.3, §7.7.65.12, §7.7.65.7; Vol 3 Part F §3.4.2).
+    case linkChanged(LinkParameters)
 }
 
 /// A remote peripheral as a central sees it (Core Bluetooth's `CBPeripheral`): found by a

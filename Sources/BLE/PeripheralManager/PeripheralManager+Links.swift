@@ -10,7 +10,7 @@ extension PeripheralManager {
         // not use are dropped in place, without a task resumption each.
         let hostEvents = OrderedEventPump<HostEvent> { [weak self] event in
             switch event {
-            case .connected, .disconnected, .transportLost: return false
+            case .connected, .disconnected, .transportLost, .connectionUpdated, .attMTUChanged: return false
             case .readyToSend:
                 self?.inPlace(passing: ()) { manager, _ in manager.checkReadiness() }
                 return true
@@ -70,8 +70,12 @@ extension PeripheralManager {
             guard power.transportLost(error) else { return }
             advertisement = nil
             stack.host.logger.error("peripheral manager: the controller is gone (\(error)); state \(state)")
-        case .advertisingReport, .extendedAdvertisingReport, .connectionFailed, .connectionUpdated,
-            .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .notification, .indication,
+        case .connectionUpdated(let info):
+            linkChanged(info)
+        case .attMTUChanged(let handle, _):
+            if let info = await stack.host.connection(handle) { linkChanged(info) }
+        case .advertisingReport, .extendedAdvertisingReport, .connectionFailed,
+            .encryptionChanged, .longTermKeyRequest, .notification, .indication,
             .hardwareError, .other:
             return
         }

@@ -17,6 +17,8 @@ public enum PeripheralManagerEvent: Sendable {
     case connected(Central)
     /// A central's link went down, with the controller's reason (Vol 4 Part E §7.7.5).
     case disconnected(Central, reason: HCIStatus)
+    /// A central's link changed: connection parameters, PHY, data length or ATT_MTU.
+    case linkChanged(Central, LinkParameters)
 }
 
 /// The peripheral role (Core Bluetooth's `CBPeripheralManager`; Core 5.4 Vol 3 Part C §9.3 for
