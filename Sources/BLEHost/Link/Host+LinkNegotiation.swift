@@ -44,7 +44,7 @@ extension Host {
             }
             action = machine.completed(step, outcome)
         }
-        linkControl.negotiating.removeValue(forKey: handle)?.resumeAll()
+        if var waiters = linkControl.negotiating.removeValue(forKey: handle) { waiters.resumeAll() }
     }
 
     private func perform(_ step: LinkNegotiation.Step, on handle: ConnectionHandle) async -> LinkNegotiation.Outcome

@@ -65,6 +65,6 @@ struct LinkControl {
             parameterRequests[identifier] = nil
             request.waiter.resume(returning: nil)
         }
-        negotiating.removeValue(forKey: handle)?.resumeAll()
+        if var waiters = negotiating.removeValue(forKey: handle) { waiters.resumeAll() }
     }
 }

@@ -1,5 +1,6 @@
 import BLE
 import BLEController
+import BLEWire
 
 extension LinkTiming {
     /// The air-time model's view of a link as the central sees it (its Tx is central →
