@@ -349,7 +349,8 @@ struct ConnectionParameterLimitsTests {
         // Interval Max × (latency + 1) above 2 s.
         #expect(apple.violation(intervalMin: 24, intervalMax: 400, latency: 4, timeout: 600) != nil)
         // Interval Max × (latency + 1) × 3 not below the timeout.
-        #expect(apple.violation(intervalMin: 24, intervalMax: 400, latency: 0, timeout: 200) != nil)
+        #expect(apple.violation(intervalMin: 24, intervalMax: 560, latency: 0, timeout: 200) != nil)
+        #expect(apple.violation(intervalMin: 24, intervalMax: 400, latency: 0, timeout: 200) == nil)
         #expect(ConnectionParameterLimits.specification.violation(
             intervalMin: 6, intervalMax: 6, latency: 0, timeout: 200) == nil)
         #expect(ConnectionParameterLimits.specification.violation(

@@ -61,6 +61,7 @@ extension CentralManager {
             // the app gets it as a phone's app would.
             await stack.host.waitForLinkNegotiation(handle)
             guard await stack.host.connection(handle) != nil else { throw .notConnected }
+            await peripheral.linkSettled()
         case .failure(let error):
             await peripheral.connectionAttemptEnded()
             eventSink.yield(.failedToConnect(peripheral, error))

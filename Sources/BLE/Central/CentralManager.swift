@@ -236,9 +236,9 @@ public actor CentralManager: PoweredManager {
         case .transportLost(let error):
             transportLost(error)
         case .connectionUpdated(let info):
-            await links[info.handle]?.linkChanged(info)
+            await links[info.handle]?.linkChanged(info.handle)
         case .attMTUChanged(let handle, _):
-            if let info = await stack.host.connection(handle) { await links[handle]?.linkChanged(info) }
+            await links[handle]?.linkChanged(handle)
         case .encryptionChanged, .longTermKeyRequest, .hardwareError, .other:
             return
         }

@@ -70,9 +70,18 @@ extension Peripheral {
     }
 
     /// The host reported a change of the link (LE Connection Update Complete, PHY Update
-    /// Complete, Data Length Change, a new ATT_MTU).
-    func linkChanged(_ info: ConnectionInfo) {
-        guard link == .connected(info.handle) else { return }
-        eventListeners.yield(.linkChanged(LinkParameters(info)))
+    /// Complete, Data Length Change, a new ATT_MTU): listeners get the link as it is now, once
+    /// per change — an event that reaches the peripheral after the state it reported was
+    /// already seen reports nothing.
+    func linkChanged(_ handle: ConnectionHandle) {
+        guard link == .connected(handle), let now = linkParameters, now != reportedLink else { return }
+        reportedLink = now
+        eventListeners.yield(.linkChanged(now))
+    }
+
+    /// The link as it is now counts as reported (`connect` returns with it: the app reads it
+    /// there, and later events report changes from it).
+    func linkSettled() {
+        reportedLink = linkParameters
     }
 }

@@ -61,6 +61,8 @@ public actor Peripheral {
     /// The Service Changed characteristic value handle, once indications of it are enabled on
     /// this connection (Core 5.4 Vol 3 Part G §7.1).
     var serviceChangedHandle: UInt16?
+    /// The link as last reported to listeners (`.linkChanged` reports changes from it).
+    var reportedLink: LinkParameters?
 
     init(address: LEAddress, stack: HostStack, name: String?) {
         self.identifier = address.peerIdentifier

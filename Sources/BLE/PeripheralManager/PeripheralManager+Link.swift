@@ -39,9 +39,13 @@ extension PeripheralManager {
         }
     }
 
-    /// The host reported a change of a central's link.
-    func linkChanged(_ info: ConnectionInfo) {
-        guard centrals[info.handle] != nil else { return }
-        eventSink.yield(.linkChanged(central(info.handle), LinkParameters(info)))
+    /// The host reported a change of a central's link: reported as it is now, once per change.
+    func linkChanged(_ handle: ConnectionHandle) {
+        guard centrals[handle] != nil,
+            let now = stack.inPlace(passing: handle, { $0.connection($1) }).map(LinkParameters.init),
+            now != reportedLinks[handle]
+        else { return }
+        reportedLinks[handle] = now
+        eventSink.yield(.linkChanged(central(handle), now))
     }
 }

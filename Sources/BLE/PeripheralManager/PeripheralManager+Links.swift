@@ -71,9 +71,9 @@ extension PeripheralManager {
             advertisement = nil
             stack.host.logger.error("peripheral manager: the controller is gone (\(error)); state \(state)")
         case .connectionUpdated(let info):
-            linkChanged(info)
+            linkChanged(info.handle)
         case .attMTUChanged(let handle, _):
-            if let info = await stack.host.connection(handle) { linkChanged(info) }
+            linkChanged(handle)
         case .advertisingReport, .extendedAdvertisingReport, .connectionFailed,
             .encryptionChanged, .longTermKeyRequest, .notification, .indication,
             .hardwareError, .other:
@@ -113,6 +113,7 @@ extension PeripheralManager {
     private func linkUp(_ info: ConnectionInfo) async {
         centrals[info.handle] = info.peerAddress
         centralIdentifiers[info.handle] = info.peerAddress.peerIdentifier
+        reportedLinks[info.handle] = LinkParameters(info)
         eventSink.yield(.connected(central(info.handle)))
         guard advertisement != nil, state == .poweredOn else { return }
         do {
@@ -130,6 +131,7 @@ extension PeripheralManager {
         let ended = subscriptions.removeValue(forKey: handle) ?? [:]
         centrals[handle] = nil
         centralIdentifiers[handle] = nil
+        reportedLinks[handle] = nil
         for valueHandle in ended.keys.sorted() {
             if let characteristic = characteristicSnapshot(valueHandle: valueHandle) {
                 eventSink.yield(.unsubscribed(central, characteristic))
