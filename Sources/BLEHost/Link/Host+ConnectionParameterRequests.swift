@@ -100,7 +100,14 @@ extension Host {
             return
         }
         linkControl.parameterRequests[identifier] = nil
-        pending.waiter.resume(returning: response.result == .accepted)
+        pending.waiter.resume(returning: response.result == .accepted ? .accepted : .rejected)
+    }
+
+    private func parameterRequestTimedOut(_ identifier: UInt8) {
+        guard let pending = linkControl.parameterRequests.removeValue(forKey: identifier) else { return }
+        statistics.linkProcedureTimeouts += 1
+        logger.warning("link \(pending.handle): no answer to our Connection Parameter Update Request in 30 s")
+        pending.waiter.resume(returning: .timedOut)
     }
 
     /// As peripheral, asks the central for connection parameters and returns its answer; when
@@ -141,26 +148,33 @@ extension Host {
             throw .commandFailed(HCI.LEConnectionUpdate.opcode, .commandDisallowed)
         }
         linkControl.procedures[key] = .expecting
-        let accepted = await withCheckedContinuation { (waiter: CheckedContinuation<Bool?, Never>) in
+        // The signalling response timeout (RTX: 1–60 s, Vol 3 Part A §6.2.1): 30 s here.
+        let clock = self.clock
+        let watchdog = spawn {
+            do {
+                try await clock.sleep(for: .seconds(30))
+            } catch {
+                return
+            }
+            await self.parameterRequestTimedOut(identifier)
+        }
+        let answer = await withCheckedContinuation {
+            (waiter: CheckedContinuation<LinkControl.ParameterAnswer, Never>) in
             linkControl.parameterRequests[identifier] = (handle, waiter)
             sendL2CAP(request.encoded, channel: .leSignaling, on: handle, priority: .signaling)
         }
-        guard accepted == true else {
+        watchdog.cancel()
+        guard case .accepted = answer else {
             if case .expecting? = linkControl.procedures[key] { linkControl.procedures[key] = nil }
-            if accepted == nil { throw .commandFailed(HCI.LEConnectionUpdate.opcode, .unknownConnectionIdentifier) }
-            return .rejected(.unacceptableConnectionParameters)
-        }
-        let status = await withCheckedContinuation { (waiter: CheckedContinuation<HCIStatus, Never>) in
-            switch linkControl.procedures[key] {
-            case .arrived(let status)?:
-                linkControl.procedures[key] = nil
-                waiter.resume(returning: status)
-            case .expecting?:
-                linkControl.procedures[key] = .waiting(waiter)
-            case nil, .waiting?:
-                waiter.resume(returning: .unknownConnectionIdentifier)
+            switch answer {
+            case .linkLost: throw .commandFailed(HCI.LEConnectionUpdate.opcode, .unknownConnectionIdentifier)
+            case .timedOut: return .rejected(.llResponseTimeout)
+            case .accepted, .rejected: return .rejected(.unacceptableConnectionParameters)
             }
         }
-        return status.isSuccess ? .accepted : .rejected(status)
+        let status = await procedureEnd(.connectionUpdate, on: handle)
+        // The central accepted: a controller that reports no update (nothing changed for it)
+        // leaves the link as it was, which is still an acceptance.
+        return status.isSuccess || status == .llResponseTimeout ? .accepted : .rejected(status)
     }
 }

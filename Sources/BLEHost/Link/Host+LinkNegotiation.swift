@@ -124,6 +124,24 @@ extension Host {
             linkControl.procedures[key] = nil
             throw error
         }
+        return await procedureEnd(procedure, on: handle)
+    }
+
+    /// Waits for the completion event of `procedure`, expected on `handle` (its slot set).
+    /// A controller that never reports the end would hold the caller (and a negotiation) for
+    /// ever: the LL procedure response timeout, 40 s (Vol 6 Part B §5.2), bounds the wait.
+    func procedureEnd(_ procedure: LinkControl.Procedure, on handle: ConnectionHandle) async -> HCIStatus {
+        let key = LinkControl.ProcedureKey(handle: handle, procedure: procedure)
+        let clock = self.clock
+        let watchdog = spawn {
+            do {
+                try await clock.sleep(for: Self.linkProcedureTimeout)
+            } catch {
+                return
+            }
+            await self.linkProcedureTimedOut(procedure, on: handle)
+        }
+        defer { watchdog.cancel() }
         return await withCheckedContinuation { (waiter: CheckedContinuation<HCIStatus, Never>) in
             switch linkControl.procedures[key] {
             case .arrived(let status)?:
@@ -136,6 +154,15 @@ extension Host {
                 waiter.resume(returning: .unknownConnectionIdentifier)
             }
         }
+    }
+
+    /// How long the host waits for a link procedure's completion event.
+    static let linkProcedureTimeout = Duration.seconds(40)
+
+    private func linkProcedureTimedOut(_ procedure: LinkControl.Procedure, on handle: ConnectionHandle) {
+        guard linkControl.complete(procedure, on: handle, status: .llResponseTimeout) else { return }
+        statistics.linkProcedureTimeouts += 1
+        logger.warning("link \(handle): no completion of \(procedure) within \(Self.linkProcedureTimeout)")
     }
 
     /// An LE event that ends a procedure arrived (before the connection's state is updated).

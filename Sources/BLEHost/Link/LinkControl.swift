@@ -28,8 +28,18 @@ struct LinkControl {
     /// Links still negotiating, with the callers waiting for the end.
     var negotiating: [ConnectionHandle: WaiterQueue] = [:]
     var procedures: [ProcedureKey: Slot] = [:]
+    /// The end of one of our Connection Parameter Update Requests (Vol 3 Part A §4.20–§4.21).
+    enum ParameterAnswer {
+        case accepted
+        case rejected
+        case linkLost
+        /// No response within the signalling timeout (RTX, Vol 3 Part A §6.2.1).
+        case timedOut
+    }
+
     /// Our Connection Parameter Update Requests by signal identifier.
-    var parameterRequests: [UInt8: (handle: ConnectionHandle, waiter: CheckedContinuation<Bool?, Never>)] = [:]
+    var parameterRequests: [UInt8: (handle: ConnectionHandle, waiter: CheckedContinuation<ParameterAnswer, Never>)] =
+        [:]
     var nextSignalIdentifier: UInt8 = 0x80
 
     /// A fresh identifier for a signalling request (Vol 3 Part A §4: non-zero). This host's own
@@ -63,7 +73,7 @@ struct LinkControl {
         }
         for (identifier, request) in parameterRequests where request.handle == handle {
             parameterRequests[identifier] = nil
-            request.waiter.resume(returning: nil)
+            request.waiter.resume(returning: .linkLost)
         }
         if var waiters = negotiating.removeValue(forKey: handle) { waiters.resumeAll() }
     }
