@@ -103,11 +103,15 @@ struct LinkNegotiationTests {
     @Test("iphone-ios10: LL 251 but LE 1M, ATT_MTU 185")
     func iphoneIOS10() async throws {
         try await LinkPair.run(central: .iphoneIOS10) { pair in
-            let (peripheral, _) = try await pair.connect()
+            let (peripheral, central) = try await pair.connect()
             let link = try #require(await peripheral.linkParameters)
             #expect(link.txPHY == .le1M && link.rxPHY == .le1M)
             #expect(link.maxTxOctets == 251 && link.maxRxOctets == 251)
             #expect(link.attMTU == 185)
+            try await pair.settle()
+            let seen = try #require(await pair.manager.linkParameters(for: central))
+            #expect(seen.txPHY == .le1M && seen.maxTxOctets == 251 && seen.maxRxOctets == 251)
+            #expect(seen.attMTU == 185)
         }
     }
 
@@ -130,12 +134,15 @@ struct LinkNegotiationTests {
     @Test("none: nothing asked — LE 1M, 27-octet payloads, ATT_MTU 23, the connection request's 30 ms")
     func nothingAsked() async throws {
         try await LinkPair.run(central: .none, peripheral: .none) { pair in
-            let (peripheral, _) = try await pair.connect()
+            let (peripheral, central) = try await pair.connect()
             let link = try #require(await peripheral.linkParameters)
             #expect(link.txPHY == .le1M && link.rxPHY == .le1M)
             #expect(link.maxTxOctets == 27 && link.maxRxOctets == 27)
             #expect(link.attMTU == 23)
             #expect(link.connectionInterval == .milliseconds(30))
+            try await pair.settle()
+            let seen = try #require(await pair.manager.linkParameters(for: central))
+            #expect(seen.txPHY == .le1M && seen.maxTxOctets == 27 && seen.attMTU == 23)
         }
     }
 
@@ -244,6 +251,7 @@ struct LinkRequestTests {
     @Test("setDesiredConnectionLatency(.low) within Apple's rules is accepted by iphone-modern (LL procedure)")
     func peripheralLowLatencyAccepted() async throws {
         try await LinkPair.run { pair in
+            var managerEvents = pair.manager.events.makeAsyncIterator()
             let (peripheral, central) = try await pair.connect()
             var events = await peripheral.events().makeAsyncIterator()
             let accepted = try await pair.manager.setDesiredConnectionLatency(.low, for: central)
@@ -256,6 +264,12 @@ struct LinkRequestTests {
                 reported = link
             }
             #expect(reported?.connectionInterval == .milliseconds(15))
+            // The peripheral manager reported it too (after the negotiation's changes).
+            var seen: LinkParameters?
+            while seen?.connectionInterval != .milliseconds(15), let event = await managerEvents.next() {
+                if case .linkChanged(_, let link) = event { seen = link }
+            }
+            #expect(seen?.connectionInterval == .milliseconds(15))
         }
     }
 
