@@ -121,7 +121,8 @@ struct DemoCommandTests {
         let share = try #require(Self.number(before: " % of the rule-B prediction", in: goodput))
         #expect(
             lines.contains {
-                $0.hasPrefix("  rule B ") && $0.contains("Write Commands on LE 2M, LL 251, MTU 247, 30 ms, 8 writes an event")
+                $0.hasPrefix("  rule B ")
+                    && $0.contains("Write Commands on LE 2M, LL 251, MTU 247, 30 ms, 8 writes an event")
             })
         #expect(share >= 50 && share <= 100, "\(goodput)")
         #expect(lines.contains { $0.hasPrefix("  transfer ") && $0.contains("s virtual, of which") })

@@ -3,7 +3,8 @@ import Testing
 
 @Suite("ble --link-policy and ble bench ota")
 struct LinkPolicyCommandTests {
-    @Test("bench ota: through the public API, the negotiated 2M / LL 251 / MTU 247 / 15 ms link reaches ≥ 95 % of rule B")
+    @Test(
+        "bench ota: through the public API, the negotiated 2M / LL 251 / MTU 247 / 15 ms link reaches ≥ 95 % of rule B")
     func benchOTA() throws {
         let result = try CLI.run("bench", "ota", "--size", "131072", "--interval", "15")
         #expect(result.status == 0, "stderr: \(result.standardError)")

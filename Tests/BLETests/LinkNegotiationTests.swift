@@ -232,7 +232,8 @@ struct LinkRequestTests {
             #expect(updated.supervisionTimeout == .seconds(3))
             // (The ATT_MTU's change may still be on its way: the update's follows.)
             var reported: LinkParameters?
-            while reported?.connectionInterval != .milliseconds(15), case .linkChanged(let link)? = await events.next() {
+            while reported?.connectionInterval != .milliseconds(15), case .linkChanged(let link)? = await events.next()
+            {
                 reported = link
             }
             #expect(reported?.connectionInterval == .milliseconds(15))
@@ -260,7 +261,8 @@ struct LinkRequestTests {
             try await pair.settle()
             #expect(await peripheral.linkParameters?.connectionInterval == .milliseconds(15))
             var reported: LinkParameters?
-            while reported?.connectionInterval != .milliseconds(15), case .linkChanged(let link)? = await events.next() {
+            while reported?.connectionInterval != .milliseconds(15), case .linkChanged(let link)? = await events.next()
+            {
                 reported = link
             }
             #expect(reported?.connectionInterval == .milliseconds(15))
@@ -365,10 +367,12 @@ struct ConnectionParameterLimitsTests {
         // Interval Max × (latency + 1) × 3 not below the timeout.
         #expect(apple.violation(intervalMin: 24, intervalMax: 560, latency: 0, timeout: 200) != nil)
         #expect(apple.violation(intervalMin: 24, intervalMax: 400, latency: 0, timeout: 200) == nil)
-        #expect(ConnectionParameterLimits.specification.violation(
-            intervalMin: 6, intervalMax: 6, latency: 0, timeout: 200) == nil)
-        #expect(ConnectionParameterLimits.specification.violation(
-            intervalMin: 6, intervalMax: 6, latency: 0, timeout: 1) != nil)
+        #expect(
+            ConnectionParameterLimits.specification.violation(
+                intervalMin: 6, intervalMax: 6, latency: 0, timeout: 200) == nil)
+        #expect(
+            ConnectionParameterLimits.specification.violation(
+                intervalMin: 6, intervalMax: 6, latency: 0, timeout: 1) != nil)
     }
 
     @Test("profiles are found by name; an unknown name is nil")

@@ -64,9 +64,11 @@ public struct LinkParameters: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let interval = Double(connectionInterval.components.attoseconds) / 1e15
+        let interval =
+            Double(connectionInterval.components.attoseconds) / 1e15
             + Double(connectionInterval.components.seconds) * 1000
-        let timeout = Double(supervisionTimeout.components.seconds)
+        let timeout =
+            Double(supervisionTimeout.components.seconds)
             + Double(supervisionTimeout.components.attoseconds) / 1e18
         return "interval \(interval) ms, latency \(peripheralLatency), timeout \(timeout) s, "
             + "tx \(txPHY) \(maxTxOctets) octets / \(maxTxTime) µs, rx \(rxPHY) \(maxRxOctets) octets / \(maxRxTime) µs, "

@@ -88,7 +88,8 @@ public enum HeadsetOTABenchmark {
                 radio: .virtual(radio, position: AirPosition(x: 2, y: 0, z: 0), controller: controller),
                 configuration: host)
             do {
-                let result = try await measure(image, headset: headset, phone: phone, simulation: simulation, parameters)
+                let result = try await measure(
+                    image, headset: headset, phone: phone, simulation: simulation, parameters)
                 await phone.close()
                 await headset.stop()
                 await headset.manager.close()
@@ -114,8 +115,9 @@ public enum HeadsetOTABenchmark {
         }
         await phone.stopScan()
         guard let peripheral = found else { throw Failure.setup("the headset was not found") }
-        let units = UInt16(clamping: parameters.interval.components.attoseconds / 1_250_000_000_000_000
-            + parameters.interval.components.seconds * 800)
+        let units = UInt16(
+            clamping: parameters.interval.components.attoseconds / 1_250_000_000_000_000
+                + parameters.interval.components.seconds * 800)
         // The event may fill the interval (CE length in 0.625 ms units).
         try await phone.connect(
             peripheral,

@@ -47,12 +47,12 @@ extension Host {
         if var waiters = linkControl.negotiating.removeValue(forKey: handle) { waiters.resumeAll() }
     }
 
-    private func perform(_ step: LinkNegotiation.Step, on handle: ConnectionHandle) async -> LinkNegotiation.Outcome
-    {
+    private func perform(_ step: LinkNegotiation.Step, on handle: ConnectionHandle) async -> LinkNegotiation.Outcome {
         do throws(HostError) {
             switch step {
             case .setDataLength(let length):
-                try await send(HCI.LESetDataLength(connectionHandle: handle, txOctets: length.octets, txTime: length.time))
+                try await send(
+                    HCI.LESetDataLength(connectionHandle: handle, txOctets: length.octets, txTime: length.time))
                 return .done
             case .setPHY2M:
                 let status = try await setPHY(handle, tx: .le2M, rx: .le2M)

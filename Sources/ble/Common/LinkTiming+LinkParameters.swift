@@ -23,7 +23,8 @@ extension LinkTiming {
 extension LinkParameters {
     /// "LE 2M, LL 251, MTU 247, 30 ms": what a link's throughput depends on, briefly.
     var summary: String {
-        let milliseconds = Double(connectionInterval.components.seconds) * 1000
+        let milliseconds =
+            Double(connectionInterval.components.seconds) * 1000
             + Double(connectionInterval.components.attoseconds) / 1e15
         let interval = milliseconds.rounded() == milliseconds ? "\(Int(milliseconds))" : "\(milliseconds)"
         let phy = txPHY == rxPHY ? "\(txPHY)" : "\(txPHY)/\(rxPHY)"

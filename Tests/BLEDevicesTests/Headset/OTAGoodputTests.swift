@@ -17,8 +17,7 @@ struct OTAGoodputTests {
     /// Write Command values of 244 octets: one frame of 8 + 6 + 230 per write.
     static let prediction = GoodputPrediction(link: link, attMTU: 247, traffic: .writeWithoutResponse)
 
-    static func measure(faultRate: Double, reorderBufferCapacity: Int = 64) async throws -> HeadsetOTABenchmark.Result
-    {
+    static func measure(faultRate: Double, reorderBufferCapacity: Int = 64) async throws -> HeadsetOTABenchmark.Result {
         var parameters = HeadsetOTABenchmark.Parameters()
         parameters.faultRate = faultRate
         parameters.reorderBufferCapacity = reorderBufferCapacity

@@ -3,9 +3,13 @@ import Testing
 
 @testable import BLEHost
 
-@Suite("LinkNegotiation: what a central asks after connecting (Core 5.4 Vol 4 Part E §7.8.33, §7.8.49; Vol 3 Part F §3.4.2)")
+@Suite(
+    "LinkNegotiation: what a central asks after connecting (Core 5.4 Vol 4 Part E §7.8.33, §7.8.49; Vol 3 Part F §3.4.2)"
+)
 struct LinkNegotiationMachineTests {
-    static let allFeatures: LEFeatures = [.leDataPacketLengthExtension, .le2MPHY, .connectionParametersRequestProcedure]
+    static let allFeatures: LEFeatures = [
+        .leDataPacketLengthExtension, .le2MPHY, .connectionParametersRequestProcedure,
+    ]
 
     /// Runs the machine to its end, every step ending with `outcome`; returns the steps asked.
     static func steps(
