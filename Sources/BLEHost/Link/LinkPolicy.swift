@@ -64,8 +64,10 @@ public struct LinkPolicy: Sendable, Hashable, CustomStringConvertible {
     public static let iphoneModern = LinkPolicy(
         name: "iphone-modern", dataLength: .maximum, prefers2M: true, attMTU: 247, acceptedParameters: .apple)
 
-    /// An iPhone of the iOS 10 era (iPhone 7): data length 251 but LE 1M only, ATT_MTU 185 (what
-    /// iOS 10 asks: 185 + 4 octets fill seven 27-octet LL payloads), Apple's rules.
+    /// An iPhone of the iOS 10 era (iPhone 7): data length 251 — it opens with LL_LENGTH_REQ
+    /// offering 251 octets each way, as reported by accessory vendors — but LE 1M only (LE 2M
+    /// came with the iPhone 8), ATT_MTU 185 (what iOS 10 asks: 185 + 4 octets fill seven 27-octet
+    /// LL payloads), Apple's rules.
     public static let iphoneIOS10 = LinkPolicy(
         name: "iphone-ios10", dataLength: .maximum, prefers2M: false, attMTU: 185, acceptedParameters: .apple)
 
