@@ -196,6 +196,7 @@ public actor Peripheral {
         for var listeners in valueListeners.values { listeners.finish() }
         valueListeners = [:]
         readinessArmed = false
+        reportedLink = nil
         disconnectionWaiters.resumeAll()
     }
 
