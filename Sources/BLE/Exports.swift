@@ -28,6 +28,8 @@ import BLEWire
 @_exported import enum BLEHost.HostError
 @_exported import struct BLEHost.HostConfiguration
 @_exported import struct BLEHost.HostStatistics
+@_exported import struct BLEHost.LinkPolicy
+@_exported import struct BLEHost.ConnectionParameterLimits
 @_exported import struct BLEHost.EventStream
 
 // The virtual radio and its time (BLEController, BLESimulation).

@@ -78,6 +78,9 @@ public enum AirtimeBenchmark {
         var configuration = HostConfiguration()
         configuration.preferredATTMTU = parameters.attMTU
         configuration.transmitQueueLimit = 64
+        // The benchmark sets the link it measures itself (LE Set Data Length, LE Set PHY): no
+        // negotiation of the hosts' own may race it.
+        configuration.linkPolicy = .none
         let simulation = radio.simulation
         let peripheral = Host(
             transport: PipeTransport.attached(to: peripheralPort), clock: simulation.clock,

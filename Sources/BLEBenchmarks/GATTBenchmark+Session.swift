@@ -27,6 +27,9 @@ extension GATTBenchmark {
             let timing = profile.linkTiming()
             var configuration = HostConfiguration()
             configuration.preferredATTMTU = profile.attMTU
+            // Both hosts negotiate the profile's link as a phone's policy would: the central asks,
+            // the peripheral offers the same data length by default (§7.8.35).
+            configuration.linkPolicy = linkPolicy(for: timing, attMTU: profile.attMTU)
             let manager = try await PeripheralManager(radio: peripheralRadio, configuration: configuration)
             let centralManager = await CentralManager(radio: centralRadio, configuration: configuration)
             do {
@@ -63,8 +66,12 @@ extension GATTBenchmark {
                     throw Failure.setup("ATT_MTU \(await peripheral.mtu), not \(profile.attMTU)")
                 }
                 do {
-                    try await setDataLengthAndPHY(
-                        timing, central: centralManager, peripheral: peripheral, manager: manager)
+                    // The negotiation made the link; controllers that did not take it get asked
+                    // directly.
+                    if !(await linkSettled(timing, central: centralManager, peripheral: peripheral, manager: manager)) {
+                        try await setDataLengthAndPHY(
+                            timing, central: centralManager, peripheral: peripheral, manager: manager)
+                    }
                 } catch where !parameters.requiresLinkSettings {
                     // Measured on the link the controllers agreed to.
                 }
@@ -90,6 +97,42 @@ extension GATTBenchmark {
                 await manager.close()
                 throw error
             }
+        }
+
+        /// The policy that negotiates `timing`'s data length and PHY (LE 1M and LE 2M; LE Coded
+        /// is asked for by `setDataLengthAndPHY`) and `attMTU`.
+        static func linkPolicy(for timing: LinkTiming, attMTU: Int) -> LinkPolicy {
+            let direction = timing.peripheralToCentral
+            return LinkPolicy(
+                name: "bench", dataLength: .init(octets: UInt16(direction.maxOctets), time: txTime(direction)),
+                prefers2M: direction.phy == .le2M, attMTU: attMTU)
+        }
+
+        static func txTime(_ direction: LinkTiming.Direction) -> UInt16 {
+            max(
+                328,
+                UInt16(
+                    clamping: Int(
+                        AirTime.packetAirTime(phy: direction.phy, payloadLength: direction.maxOctets, encrypted: true)
+                            .microseconds.rounded(.up))))
+        }
+
+        /// Whether both hosts see the link at `timing`'s data length and PHY.
+        static func linkSettled(
+            _ timing: LinkTiming, central: CentralManager, peripheral: Peripheral, manager: PeripheralManager
+        ) async -> Bool {
+            guard case .connected(let centralHandle) = await peripheral.link,
+                let peripheralHandle = await manager.centrals.keys.first
+            else { return false }
+            let octets = timing.peripheralToCentral.maxOctets
+            let expected = timing.peripheralToCentral.phy.hci
+            for (stack, handle) in [(central.stack, centralHandle), (manager.stack, peripheralHandle)] {
+                guard let info = await stack.host.connection(handle),
+                    Int(info.maxTxOctets) == octets, Int(info.maxRxOctets) == octets,
+                    info.txPHY == expected, info.rxPHY == expected
+                else { return false }
+            }
+            return true
         }
 
         /// Asks both controllers for the profile's data length, and the central's for its PHY,

@@ -28,11 +28,15 @@ public enum IdleLinkBenchmark {
         let peripheralPort = await radio.addController(at: .origin)
         let centralPort = await radio.addController(at: AirPosition(x: 1, y: 0, z: 0))
         let simulation = radio.simulation
+        // The link stays as the benchmark sets it up (no negotiation of the hosts' own).
+        var configuration = HostConfiguration()
+        configuration.linkPolicy = .none
         let peripheral = Host(
             transport: PipeTransport.attached(to: peripheralPort), clock: simulation.clock,
-            executor: simulation.executor)
+            executor: simulation.executor, configuration: configuration)
         let central = Host(
-            transport: PipeTransport.attached(to: centralPort), clock: simulation.clock, executor: simulation.executor)
+            transport: PipeTransport.attached(to: centralPort), clock: simulation.clock, executor: simulation.executor,
+            configuration: configuration)
         return try await simulation.run {
             let session = try await AirtimeBenchmark.Session.establish(
                 parameters: parameters, peripheral: peripheral, central: central, simulation: simulation)

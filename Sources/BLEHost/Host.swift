@@ -14,6 +14,9 @@ public struct HostConfiguration: Sendable {
     public var attTransactionTimeout: Duration = .seconds(30)
     /// The ATT_MTU this host asks for and offers (default 247).
     public var preferredATTMTU: Int = 247
+    /// How the central negotiates each new link and which connection parameters it accepts
+    /// from peripherals (default: a current iPhone's).
+    public var linkPolicy: LinkPolicy = .iphoneModern
     /// Write-without-response / notification PDUs a link may queue before it is "not ready".
     public var transmitQueueLimit: Int = 8
     /// Event mask pages sent at start (all LE events this host handles).
@@ -119,6 +122,8 @@ public actor Host {
     var attServer: (any ATTServerHandler)?
     /// Credit based channels (Core 5.4 Vol 3 Part A §4.22–§4.27).
     var l2cap = HostChannelState()
+    /// Link negotiations and link procedures in progress.
+    var linkControl = LinkControl()
 
     /// The address this host advertises, scans and initiates with, set by `start()`: the
     /// configured random static address; else the controller's public address; else — a
@@ -212,6 +217,7 @@ public actor Host {
         transactionWatchdog?.cancel()
         transactionWatchdog = nil
         channelsStopped()
+        for handle in connections.keys { linkControl.linkEnded(handle, reason: .connectionTerminatedByLocalHost) }
         await transport.close()
         eventSink.finish()
         eventObserver?(nil)
@@ -302,6 +308,7 @@ public actor Host {
         for handle in connections.keys.sorted() {
             failBearer(handle, with: .transportLost(error))
             connections[handle] = nil
+            linkControl.linkEnded(handle, reason: .hardwareFailure)
             emit(.disconnected(handle: handle, reason: .hardwareFailure))
         }
         await stop()

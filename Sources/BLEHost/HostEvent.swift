@@ -15,6 +15,9 @@ public struct ConnectionInfo: Sendable, Hashable {
     public var isEncrypted = false
     public var maxTxOctets: UInt16 = 27
     public var maxRxOctets: UInt16 = 27
+    /// Max_TX_Time / Max_RX_Time in µs (Core 5.4 Vol 4 Part E §7.7.65.7).
+    public var maxTxTime: UInt16 = 328
+    public var maxRxTime: UInt16 = 328
     public var txPHY = PHY.le1M.hci
     public var rxPHY = PHY.le1M.hci
 }

@@ -42,6 +42,9 @@ public struct HostStatistics: Sendable, Equatable, Codable {
     /// ATT responses our server built longer than the ATT_MTU, sent as Unlikely Error instead
     /// (Core 5.4 Vol 3 Part F §3.2.8; a server bug if it ever moves).
     public var oversizedResponses = 0
+    /// Link procedures (LE Connection Update, LE Set PHY) whose completion event never came
+    /// within the LL response timeout (Core 5.4 Vol 6 Part B §5.2).
+    public var linkProcedureTimeouts = 0
 
     public init() {}
 }

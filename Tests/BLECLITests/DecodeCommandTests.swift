@@ -86,7 +86,8 @@ struct DemoCommandTests {
         let output = result.standardOutput
         for line in [
             "headset: firmware 1.0.0 at 00:00:5E:00:53:A1, advertising \"HEADSET\" and its MAC 00:00:5E:00:53:40",
-            "phone: found MAC 00:00:5E:00:53:40 at 00:00:5E:00:53:A1", "phone: connected, ATT MTU 247",
+            "phone: found MAC 00:00:5E:00:53:40 at 00:00:5E:00:53:A1",
+            "phone: connected and negotiated: LE 2M, LL 251, MTU 247, 30 ms",
             "headset → phone: gesture tap", "headset → phone: volume 40 %", "headset → phone: open the camera",
             "(every 5): firmware check → 1.0.0", "phone: firmware version? → 1.0.0; 2.0.0 is available",
             "phone: OTA of 2.0.0: 262144 bytes", "phone: OTA 25 % sent", "phone: OTA 50 % sent",
@@ -118,7 +119,11 @@ struct DemoCommandTests {
         // The summary's goodput: firmware kbit/s against rule B, a real share of it.
         let goodput = try #require(lines.first { $0.hasPrefix("  goodput ") })
         let share = try #require(Self.number(before: " % of the rule-B prediction", in: goodput))
-        #expect(lines.contains { $0.hasPrefix("  rule B ") && $0.contains("Write Commands on LE 1M, LL 27, 30 ms") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("  rule B ")
+                    && $0.contains("Write Commands on LE 2M, LL 251, MTU 247, 30 ms, 8 writes an event")
+            })
         #expect(share >= 50 && share <= 100, "\(goodput)")
         #expect(lines.contains { $0.hasPrefix("  transfer ") && $0.contains("s virtual, of which") })
         #expect(lines.contains { $0.hasPrefix("  time ") && $0.contains("s of wall time") })

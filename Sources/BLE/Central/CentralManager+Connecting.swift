@@ -29,8 +29,8 @@ struct ConnectionAttempt {
 /// Connecting and disconnecting (Core 5.4 Vol 3 Part C §9.3; Vol 4 Part E §7.1.6, §7.8.12,
 /// §7.8.13), Core Bluetooth's `connect(_:options:)` and `cancelPeripheralConnection(_:)`.
 extension CentralManager {
-    /// Connects to `peripheral` and, unless told not to, exchanges the ATT_MTU; on return the
-    /// peripheral is `.connected`. An attempt not answered within `options.timeout` is cancelled
+    /// Connects to `peripheral` and negotiates the link as `HostConfiguration.linkPolicy` says
+    /// (data length, PHY, ATT_MTU); on return the peripheral is `.connected`. An attempt not answered within `options.timeout` is cancelled
     /// and throws `.connectionTimeout`. Connecting a connected peripheral returns at once.
     public func connect(_ peripheral: Peripheral, options: ConnectOptions = ConnectOptions()) async throws(BLEError) {
         try checkPoweredOn()
@@ -57,12 +57,11 @@ extension CentralManager {
         }
         switch result {
         case .success(let handle):
-            guard options.exchangeMTU else { return }
-            do {
-                _ = try await stack.host.exchangeMTU(on: handle)
-            } catch {
-                throw BLEError(error)
-            }
+            // The host negotiates the link as its policy says (data length, PHY, ATT_MTU):
+            // the app gets it as a phone's app would.
+            await stack.host.waitForLinkNegotiation(handle)
+            guard await stack.host.connection(handle) != nil else { throw .notConnected }
+            await peripheral.linkSettled()
         case .failure(let error):
             await peripheral.connectionAttemptEnded()
             eventSink.yield(.failedToConnect(peripheral, error))

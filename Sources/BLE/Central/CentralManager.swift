@@ -8,7 +8,7 @@ import Foundation
 /// `CBCentralManagerDelegate` connection callbacks).
 public enum CentralManagerEvent: Sendable {
     /// The link is up (LE Connection Complete, Core 5.4 Vol 4 Part E §7.7.65.1); `connect`
-    /// returns once the ATT_MTU is exchanged.
+    /// returns once the host negotiated it (`HostConfiguration.linkPolicy`).
     case connected(Peripheral)
     /// A connection attempt ended without a link.
     case failedToConnect(Peripheral, BLEError)
@@ -27,18 +27,14 @@ public struct ConnectOptions: Sendable, Hashable {
     /// The connection parameters asked for (Core 5.4 Vol 4 Part E §7.8.12); default 30 ms
     /// interval, 4 s supervision timeout.
     public var connectionParameters: HCI.ConnectionParameters
-    /// Exchange the ATT_MTU once connected (Vol 3 Part F §3.4.2), as Core Bluetooth does.
-    public var exchangeMTU: Bool
 
     public init(
         timeout: Duration = .seconds(10),
         connectionParameters: HCI.ConnectionParameters = HCI.ConnectionParameters(
-            connectionIntervalMin: 24, connectionIntervalMax: 24, supervisionTimeout: 400),
-        exchangeMTU: Bool = true
+            connectionIntervalMin: 24, connectionIntervalMax: 24, supervisionTimeout: 400)
     ) {
         self.timeout = timeout
         self.connectionParameters = connectionParameters
-        self.exchangeMTU = exchangeMTU
     }
 }
 
@@ -211,10 +207,10 @@ public actor CentralManager: PoweredManager {
                 manager.links[handle]?.inPlace(passing: handle) { $0.becameReady($1) }
             }
             return true
-        case .connectionUpdated, .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .hardwareError, .other:
+        case .encryptionChanged, .longTermKeyRequest, .hardwareError, .other:
             return true
         case .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected,
-            .transportLost:
+            .transportLost, .connectionUpdated, .attMTUChanged:
             return false
         }
     }
@@ -239,8 +235,11 @@ public actor CentralManager: PoweredManager {
             await links[handle]?.becameReady(handle)
         case .transportLost(let error):
             transportLost(error)
-        case .connectionUpdated, .encryptionChanged, .longTermKeyRequest,
-            .attMTUChanged, .hardwareError, .other:
+        case .connectionUpdated(let info):
+            await links[info.handle]?.linkChanged(info.handle)
+        case .attMTUChanged(let handle, _):
+            await links[handle]?.linkChanged(handle)
+        case .encryptionChanged, .longTermKeyRequest, .hardwareError, .other:
             return
         }
     }

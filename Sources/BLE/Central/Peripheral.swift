@@ -15,6 +15,9 @@ public enum PeripheralEvent: Sendable {
     /// the services listed, those overlapping the changed range, are forgotten; discover again
     /// to see what replaced them (`peripheral(_:didModifyServices:)`).
     case servicesModified(invalidatedServices: [Service])
+    /// The link changed: connection parameters, PHY, data length or ATT_MTU (Core 5.4 Vol 4
+    /// Part E §7.7.65.3, §7.7.65.12, §7.7.65.7; Vol 3 Part F §3.4.2).
+    case linkChanged(LinkParameters)
 }
 
 /// A remote peripheral as a central sees it (Core Bluetooth's `CBPeripheral`): found by a
@@ -58,6 +61,8 @@ public actor Peripheral {
     /// The Service Changed characteristic value handle, once indications of it are enabled on
     /// this connection (Core 5.4 Vol 3 Part G §7.1).
     var serviceChangedHandle: UInt16?
+    /// The link as last reported to listeners (`.linkChanged` reports changes from it).
+    var reportedLink: LinkParameters?
 
     init(address: LEAddress, stack: HostStack, name: String?) {
         self.identifier = address.peerIdentifier
@@ -191,6 +196,7 @@ public actor Peripheral {
         for var listeners in valueListeners.values { listeners.finish() }
         valueListeners = [:]
         readinessArmed = false
+        reportedLink = nil
         disconnectionWaiters.resumeAll()
     }
 

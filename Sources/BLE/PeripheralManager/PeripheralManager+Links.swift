@@ -10,7 +10,7 @@ extension PeripheralManager {
         // not use are dropped in place, without a task resumption each.
         let hostEvents = OrderedEventPump<HostEvent> { [weak self] event in
             switch event {
-            case .connected, .disconnected, .transportLost: return false
+            case .connected, .disconnected, .transportLost, .connectionUpdated, .attMTUChanged: return false
             case .readyToSend:
                 self?.inPlace(passing: ()) { manager, _ in manager.checkReadiness() }
                 return true
@@ -70,8 +70,12 @@ extension PeripheralManager {
             guard power.transportLost(error) else { return }
             advertisement = nil
             stack.host.logger.error("peripheral manager: the controller is gone (\(error)); state \(state)")
-        case .advertisingReport, .extendedAdvertisingReport, .connectionFailed, .connectionUpdated,
-            .encryptionChanged, .longTermKeyRequest, .attMTUChanged, .notification, .indication,
+        case .connectionUpdated(let info):
+            linkChanged(info.handle)
+        case .attMTUChanged(let handle, _):
+            linkChanged(handle)
+        case .advertisingReport, .extendedAdvertisingReport, .connectionFailed,
+            .encryptionChanged, .longTermKeyRequest, .notification, .indication,
             .hardwareError, .other:
             return
         }
@@ -109,6 +113,7 @@ extension PeripheralManager {
     private func linkUp(_ info: ConnectionInfo) async {
         centrals[info.handle] = info.peerAddress
         centralIdentifiers[info.handle] = info.peerAddress.peerIdentifier
+        reportedLinks[info.handle] = LinkParameters(info)
         eventSink.yield(.connected(central(info.handle)))
         guard advertisement != nil, state == .poweredOn else { return }
         do {
@@ -126,6 +131,7 @@ extension PeripheralManager {
         let ended = subscriptions.removeValue(forKey: handle) ?? [:]
         centrals[handle] = nil
         centralIdentifiers[handle] = nil
+        reportedLinks[handle] = nil
         for valueHandle in ended.keys.sorted() {
             if let characteristic = characteristicSnapshot(valueHandle: valueHandle) {
                 eventSink.yield(.unsubscribed(central, characteristic))

@@ -17,6 +17,8 @@ public enum PeripheralManagerEvent: Sendable {
     case connected(Central)
     /// A central's link went down, with the controller's reason (Vol 4 Part E §7.7.5).
     case disconnected(Central, reason: HCIStatus)
+    /// A central's link changed: connection parameters, PHY, data length or ATT_MTU.
+    case linkChanged(Central, LinkParameters)
 }
 
 /// The peripheral role (Core Bluetooth's `CBPeripheralManager`; Core 5.4 Vol 3 Part C §9.3 for
@@ -63,6 +65,8 @@ public actor PeripheralManager: PoweredManager {
     package var centrals: [ConnectionHandle: LEAddress] = [:]
     /// Their identifiers (a SHA-1 each: computed once per link, not once per request).
     var centralIdentifiers: [ConnectionHandle: UUID] = [:]
+    /// Each central's link as last reported (`.linkChanged` reports changes from it).
+    var reportedLinks: [ConnectionHandle: LinkParameters] = [:]
     /// What each central subscribed to: connection handle → characteristic value handle → its
     /// latest Client Characteristic Configuration (Core 5.4 Vol 3 Part G §3.3.3.3).
     var subscriptions: [ConnectionHandle: [UInt16: GATTSubscription]] = [:]

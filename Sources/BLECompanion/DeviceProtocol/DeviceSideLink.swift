@@ -241,7 +241,7 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         case .readyToUpdateSubscribers:
             readinessGeneration += 1
             readinessWaiters.resumeAll()
-        case .subscribed, .unsubscribed, .connected:
+        case .subscribed, .unsubscribed, .connected, .linkChanged:
             break
         }
         managerEventSink.yield(event)

@@ -47,7 +47,7 @@ extension Host {
     /// arrives (`ATTBearer.exchangedMTU`).
     @discardableResult
     public func exchangeMTU(on handle: ConnectionHandle) async throws(ATTBearerError) -> Int {
-        let preferred = UInt16(clamping: configuration.preferredATTMTU)
+        let preferred = UInt16(clamping: bearerMTU)
         let response = try await attRequest(.exchangeMTURequest(.init(clientRxMTU: preferred)), on: handle)
         switch response {
         case .exchangeMTUResponse, .errorResponse:

@@ -142,6 +142,12 @@ extension Host {
             }
         }
         info.leFeatures = (try? await send(HCI.LEReadLocalSupportedFeatures()))?.leFeatures ?? []
+        if let length = configuration.linkPolicy.dataLength, info.leFeatures.contains(.leDataPacketLengthExtension) {
+            // New links, whoever starts them, offer the policy's data length (§7.8.35).
+            _ = try? await send(
+                HCI.LEWriteSuggestedDefaultDataLength(
+                    suggestedMaxTXOctets: length.octets, suggestedMaxTXTime: length.time))
+        }
         // LE buffers: v2, else v1; zero LE buffers means the shared BR/EDR buffers apply
         // (Vol 4 Part E §7.8.2).
         var size = 0

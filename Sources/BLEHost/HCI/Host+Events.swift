@@ -67,33 +67,24 @@ extension Host {
                 info.peripheralLatency = update.peripheralLatency
                 info.supervisionTimeout = update.supervisionTimeout
             }
+            linkProcedureEnded(.connectionUpdate, on: update.connectionHandle, status: update.status)
         case .dataLengthChange(let change):
             updateConnection(change.connectionHandle, in: "LE Data Length Change") { info in
                 info.maxTxOctets = change.maxTxOctets
                 info.maxRxOctets = change.maxRxOctets
+                info.maxTxTime = change.maxTxTime
+                info.maxRxTime = change.maxRxTime
             }
         case .phyUpdateComplete(let update):
             updateConnection(update.connectionHandle, in: "LE PHY Update Complete", status: update.status) { info in
                 info.txPHY = update.txPHY
                 info.rxPHY = update.rxPHY
             }
+            linkProcedureEnded(.phyUpdate, on: update.connectionHandle, status: update.status)
         case .longTermKeyRequest(let request):
             emit(.longTermKeyRequest(request))
         case .remoteConnectionParameterRequest(let request):
-            // Accept what the peer asks (Vol 4 Part E §7.8.31); policy can come later.
-            let reply = HCI.LERemoteConnectionParameterRequestReply(
-                connectionHandle: request.connectionHandle,
-                connectionParameters: HCI.ConnectionParameters(
-                    connectionIntervalMin: request.intervalMin, connectionIntervalMax: request.intervalMax,
-                    maxLatency: request.maxLatency, supervisionTimeout: request.timeout, minCELength: 0,
-                    maxCELength: 0))
-            spawn {
-                do throws(HostError) {
-                    try await self.send(reply)
-                } catch {
-                    await self.ownCommandFailed("LE Remote Connection Parameter Request Reply", error)
-                }
-            }
+            receivedRemoteParameterRequest(request)
         default:
             emit(.other(event))
         }
@@ -115,9 +106,10 @@ extension Host {
         acl.addLink(handle)
         bearers[handle] = ATTBearerState(
             ATTBearer(
-                preferredMTU: configuration.preferredATTMTU, transactionTimeout: configuration.attTransactionTimeout))
+                preferredMTU: bearerMTU, transactionTimeout: configuration.attTransactionTimeout))
         emit(.connected(info))
         deliverEarlyACL(for: handle)
+        startLinkNegotiation(info)
     }
 
     /// The link is gone: flow-control credits come back, reassembly and ATT transactions end.
@@ -130,6 +122,7 @@ extension Host {
         reassembler.reset(handle: handle)
         failBearer(handle, with: .disconnected(reason: reason))
         channelsLinkDown(handle, reason: reason)
+        linkControl.linkEnded(handle, reason: reason)
         if let server = attServer { spawn { await server.connectionEnded(handle) } }
         emit(.disconnected(handle: handle, reason: reason))
         pumpACL()

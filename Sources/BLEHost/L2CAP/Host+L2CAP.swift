@@ -138,34 +138,10 @@ extension Host {
         if receivedChannelSignal(signal, on: handle) { return }
         switch signal.command {
         case .connectionParameterUpdateRequest(let request):
-            // As central, accept parameters within the spec's ranges (§4.20); the controller
-            // then runs the connection update.
-            guard connections[handle]?.role == .central else {
-                // Only a peripheral sends this request (§4.20).
-                statistics.badL2CAPSignals += 1
-                logger.warning("dropped a Connection Parameter Update Request on handle \(handle): not central")
-                return
-            }
-            let acceptable = (try? request.validate()) != nil
-            let response = L2CAPSignal(
-                identifier: signal.identifier,
-                command: .connectionParameterUpdateResponse(.init(result: acceptable ? .accepted : .rejected)))
-            sendL2CAP(response.encoded, channel: .leSignaling, on: handle, priority: .signaling)
-            if acceptable {
-                let update = HCI.LEConnectionUpdate(
-                    connectionHandle: handle,
-                    connectionParameters: HCI.ConnectionParameters(
-                        connectionIntervalMin: request.intervalMin, connectionIntervalMax: request.intervalMax,
-                        maxLatency: request.peripheralLatency, supervisionTimeout: request.timeoutMultiplier))
-                spawn {
-                    do throws(HostError) {
-                        try await self.send(update)
-                    } catch {
-                        await self.ownCommandFailed("LE Connection Update asked for by the peer", error)
-                    }
-                }
-            }
-        case .commandReject, .connectionParameterUpdateResponse, .disconnectionResponse,
+            receivedParameterUpdateRequest(request, identifier: signal.identifier, on: handle)
+        case .connectionParameterUpdateResponse(let response):
+            receivedParameterUpdateResponse(response, identifier: signal.identifier, on: handle)
+        case .commandReject, .disconnectionResponse,
             .leCreditBasedConnectionResponse, .creditBasedConnectionResponse, .creditBasedReconfigureResponse,
             .flowControlCreditIndication:
             return

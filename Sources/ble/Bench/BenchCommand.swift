@@ -8,7 +8,10 @@ import BLEWire
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure throughput on the virtual radio.",
-        subcommands: [AirtimeBenchCommand.self, GATTBenchCommand.self, L2CAPBenchCommand.self, IdleBenchCommand.self])
+        subcommands: [
+            AirtimeBenchCommand.self, GATTBenchCommand.self, L2CAPBenchCommand.self, IdleBenchCommand.self,
+            OTABenchCommand.self,
+        ])
 }
 
 extension PHY: ExpressibleByArgument {

@@ -30,6 +30,7 @@ struct RadioOptions: ParsableArguments {
     var capture: String?
 
     @OptionGroup var logging: LoggingOptions
+    @OptionGroup var link: LinkPolicyOption
 
     func validate() throws {
         _ = try moniker()
@@ -76,7 +77,7 @@ struct RadioOptions: ParsableArguments {
                     radio: try captured(
                         .virtual(radio, position: VirtualNeighbourhood.commandPosition, controller: controller)),
                     clock: simulation.clock, executor: simulation.executor, virtualRadio: radio,
-                    hostConfiguration: logging.hostConfiguration, logLevel: logging.level)
+                    hostConfiguration: link.applied(to: logging.hostConfiguration), logLevel: logging.level)
                 let result: T
                 do {
                     result = try await body(session)
@@ -101,7 +102,7 @@ struct RadioOptions: ParsableArguments {
             return try await body(
                 RadioSession(
                     radio: radio, clock: ContinuousClock(), executor: nil, virtualRadio: nil,
-                    hostConfiguration: logging.hostConfiguration, logLevel: logging.level))
+                    hostConfiguration: link.applied(to: logging.hostConfiguration), logLevel: logging.level))
         }
     }
 

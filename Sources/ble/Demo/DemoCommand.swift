@@ -30,15 +30,16 @@ struct DemoCommand: AsyncParsableCommand {
     var capture: String?
 
     @OptionGroup var logging: LoggingOptions
+    @OptionGroup var link: LinkPolicyOption
 
     func run() async throws {
         if wireTour {
             var story = DemoStory(showBytes: bytes)
             try story.tell()
         } else if heartRate {
-            try await HeartRateDemo.run(capturePath: capture, phoneHost: logging.hostConfiguration)
+            try await HeartRateDemo.run(capturePath: capture, phoneHost: link.applied(to: logging.hostConfiguration))
         } else {
-            try await HeadsetDemo.run(capturePath: capture, phoneHost: logging.hostConfiguration)
+            try await HeadsetDemo.run(capturePath: capture, phoneHost: link.applied(to: logging.hostConfiguration))
         }
     }
 }

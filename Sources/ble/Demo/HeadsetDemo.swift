@@ -30,8 +30,10 @@ enum HeadsetDemo {
     static let connectOptions = ConnectOptions(
         connectionParameters: HCI.ConnectionParameters(
             connectionIntervalMin: 24, connectionIntervalMax: 24, supervisionTimeout: 100))
-    /// The link as connected: LE 1M, LL payloads of 27 octets (no data length update), 30 ms.
+    /// The link before negotiation: LE 1M, LL payloads of 27 octets, 30 ms.
     static let link = LinkTiming(interval: .milliseconds(30), phy: .le1M, maxOctets: 27)
+    /// The phone controller's ACL buffers (the virtual controller's default).
+    static let phoneACLBuffers = Int(VirtualController.Configuration().aclBufferCount)
     static let outOfRange = AirPosition(x: 100_000)
     static let outage = Duration.milliseconds(1500)
 

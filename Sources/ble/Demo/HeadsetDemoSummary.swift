@@ -21,7 +21,12 @@ struct HeadsetDemoSummary {
         let linkUp = transfer - story.outage
         let bytesPerSecond = seconds(linkUp) > 0 ? Double(first.imageSize) / seconds(linkUp) : 0
         let kbps = bytesPerSecond * 8 / 1000
-        let prediction = GoodputPrediction(link: HeadsetDemo.link, attMTU: 247, traffic: .writeWithoutResponse)
+        var link = story.link.map { LinkTiming($0) } ?? HeadsetDemo.link
+        // The phone's controller frees its ACL buffers at each event's end: an event carries at
+        // most as many writes as it has buffers (the reference's rule for host refill).
+        link.maxPacketsPerEvent = HeadsetDemo.phoneACLBuffers
+        let prediction = GoodputPrediction(
+            link: link, attMTU: story.link?.attMTU ?? 23, traffic: .writeWithoutResponse)
         // Rule B counts every octet of the Write Command values; the firmware's share of each is
         // its packet size over the value (protocol frame and OTA data header around it).
         let valueLength = first.packetSize + HeadsetProtocol.otaDataHeaderLength + DeviceFrame.overhead
@@ -38,8 +43,9 @@ struct HeadsetDemoSummary {
                 + "without a link",
             "  goodput    \(format(bytesPerSecond / 1000, 1)) kB/s = \(format(kbps, 1)) kbit/s of firmware while "
                 + "linked: \(percent) % of the rule-B prediction",
-            "  rule B     \(format(prediction.goodputB, 1)) kbit/s of Write Commands on LE 1M, LL 27, 30 ms "
-                + "= \(format(firmwareCeiling, 1)) kbit/s of firmware",
+            "  rule B     \(format(prediction.goodputB, 1)) kbit/s of Write Commands on "
+                + "\(story.link?.summary ?? "no link"), \(HeadsetDemo.phoneACLBuffers) writes an event (the "
+                + "phone controller's ACL buffers) = \(format(firmwareCeiling, 1)) kbit/s of firmware",
             "  time       \(format(seconds(VirtualInstant.zero.duration(to: story.virtualEnd)), 3)) s virtual "
                 + "in \(format(seconds(wall), 3)) s of wall time",
         ]

@@ -17,6 +17,8 @@ struct HeadsetStoryFigures: Sendable {
     var dropped = 0
     var corrupted = 0
     var virtualEnd = VirtualInstant.zero
+    /// The link as the phone's policy negotiated it.
+    var link: LinkParameters?
 }
 
 /// The headset demo's story, one step at a time (see `HeadsetDemo`).
@@ -74,7 +76,8 @@ final class HeadsetStory: Sendable {
                 + "RSSI \(discovery.rssi) dBm; remembered it")
 
         try await phone.connect(discovery.peripheral, options: HeadsetDemo.connectOptions)
-        log.say("phone: connected, ATT MTU \(await discovery.peripheral.mtu), 30 ms interval, LE 1M")
+        figures.link = await discovery.peripheral.linkParameters
+        log.say("phone: connected and negotiated: \(figures.link?.summary ?? "no link")")
         let reconnector = Reconnector(
             device: .mac(HeadsetDemo.mac), central: phone, centralEvents: phone.events, registry: registry,
             policy: ReconnectPolicy(

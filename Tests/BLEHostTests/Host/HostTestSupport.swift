@@ -25,6 +25,10 @@ struct HostHarness: Sendable {
     ) async throws {
         let simulation = Simulation()
         let controller = ScriptedController(script: script)
+        // A scripted controller answers only what its test scripts: the host negotiates nothing
+        // by itself here (link negotiation has its own tests on the virtual radio).
+        var configuration = configuration
+        configuration.linkPolicy = .none
         let host = Host(
             transport: controller.transport, clock: simulation.clock, executor: simulation.executor,
             configuration: configuration)

@@ -45,7 +45,14 @@ final class CLIRuns: Sendable {
             files.append(path)
             return path
         }
-        return (["--transport", "tcp-client:127.0.0.1:\(port)", "--capture", path], path)
+        // Bumble's Python controller lists LE Set Data Length and LE Set PHY among its commands
+        // and LE Data Length Extension and LE 2M among its features, but implements neither
+        // command: it answers Unknown HCI Command, LE Set Data Length's in a Command Complete
+        // without the connection handle, which tshark rightly calls malformed. Our commands
+        // negotiate nothing on it, so that the captures check our packets, not that reply.
+        return (
+            ["--transport", "tcp-client:127.0.0.1:\(port)", "--capture", path, "--link-policy", "none"], path
+        )
     }
 
     /// Runs `ble ARGUMENTS --transport tcp-client:127.0.0.1:PORT --capture FILE` to its end.

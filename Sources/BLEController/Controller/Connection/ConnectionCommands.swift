@@ -68,6 +68,11 @@ extension VirtualController {
         if c.hostRequestedUpdate || c.link.pendingTimingUpdate != nil || c.terminationReason != nil {
             return .commandDisallowed
         }
+        // A peripheral asks through the LL Connection Parameters Request procedure only
+        // (Vol 6 Part B §5.1.7); without it, its host must use L2CAP.
+        if c.role == .peripheral && !configuration.leFeatures.contains(.connectionParametersRequestProcedure) {
+            return .unsupportedFeatureOrParameterValue
+        }
         c.hostRequestedUpdate = true
         let p = command.connectionParameters
         switch c.role {
@@ -123,6 +128,10 @@ extension VirtualController {
         _ command: HCI.LESetDataLength, on c: Connection
     ) -> CommandResult<HCI.ConnectionHandleReturnParameters> {
         let handle = command.connectionHandle
+        // Without Data Packet Length Extension the command does not exist (Vol 6 Part B §4.6.5).
+        guard configuration.leFeatures.contains(.leDataPacketLengthExtension) else {
+            return .complete(.init(status: .unknownHCICommand, connectionHandle: handle))
+        }
         guard Self.octetRange.contains(command.txOctets), Self.timeRange.contains(command.txTime) else {
             return .complete(.init(status: .invalidHCICommandParameters, connectionHandle: handle))
         }

@@ -22,8 +22,8 @@ extension VirtualController {
             if c.role == .peripheral { closeConnection(c, reason: reason) } else { c.terminationReceived = reason }
         case .encReq, .encRsp, .startEncReq, .startEncRsp, .pauseEncReq, .pauseEncRsp:
             handleEncryptionControl(pdu, on: c)
-        case .unknownRsp:
-            return
+        case .unknownRsp(let opcode):
+            handleUnknownResponse(to: opcode, on: c)
         case .featureReq(let features), .peripheralFeatureReq(let features):
             c.remoteFeatures = features
             c.transmit.enqueue(.featureRsp(configuration.leFeatures))
@@ -39,8 +39,15 @@ extension VirtualController {
         case .rejectExtInd(let opcode, let status):
             handleRejection(of: opcode, status: status, on: c)
         case .connectionParamReq(let range):
+            // A controller without the procedure does not know the PDU (§2.4.2.8).
+            guard configuration.leFeatures.contains(.connectionParametersRequestProcedure) else {
+                return c.transmit.enqueue(.unknownRsp(0x0F))
+            }
             receivedParameterRequest(range, on: c)
         case .lengthReq(let values):
+            guard configuration.leFeatures.contains(.leDataPacketLengthExtension) else {
+                return c.transmit.enqueue(.unknownRsp(0x14))
+            }
             c.remoteRx = (values.maxRxOctets, values.maxRxTime)
             c.remoteTx = (values.maxTxOctets, values.maxTxTime)
             c.transmit.enqueue(.lengthRsp(localDataLength(c)))
@@ -51,6 +58,8 @@ extension VirtualController {
             c.lengthProcedurePending = false
             recomputeDataLength(c)
         case .phyReq(let tx, let rx):
+            // The PHY update procedure comes with LE 2M or LE Coded (Vol 6 Part B §5.1.10).
+            guard supportedPHYs != [.le1M] else { return c.transmit.enqueue(.unknownRsp(0x16)) }
             receivedPHYRequest(tx: tx, rx: rx, on: c)
         case .phyRsp(let tx, let rx):
             if c.role == .central { decidePHYUpdate(c, peripheralTx: tx, peripheralRx: rx) }
@@ -62,6 +71,19 @@ extension VirtualController {
             } else {
                 c.link.peripheralHasPHYUpdate = true
             }
+        }
+    }
+
+    /// LL_UNKNOWN_RSP (§2.4.2.8): the peer lacks the procedure we started; it ends, and a host
+    /// that asked learns so with Unsupported Remote Feature (0x1A).
+    private func handleUnknownResponse(to opcode: UInt8, on c: Connection) {
+        switch opcode {
+        case 0x14:
+            c.lengthProcedurePending = false
+        case 0x0F, 0x16:
+            handleRejection(of: opcode, status: .unsupportedRemoteFeature, on: c)
+        default:
+            return
         }
     }
 
