@@ -115,13 +115,19 @@ package struct CreditBasedChannels {
 
     // MARK: Identifiers
 
+    /// Identifiers of channel signalling; the link procedures (connection parameter update
+    /// requests, `LinkControl`) take 0x80...0xFF, so a response is never matched to the wrong one.
+    package static let identifiers: ClosedRange<UInt8> = 0x01...0x7F
+
     /// A fresh identifier for a request or indication of ours on `handle` (§4: never 0, and
-    /// not one of our requests still outstanding).
+    /// not one of our requests still outstanding, while one is free).
     package mutating func identifier(on handle: ConnectionHandle) -> UInt8 {
-        var candidate = lastIdentifier[handle] ?? 0
-        repeat {
-            candidate = candidate == 0xFF ? 1 : candidate + 1
-        } while outstanding[RequestKey(handle: handle, identifier: candidate)] != nil
+        let range = Self.identifiers
+        var candidate = lastIdentifier[handle] ?? range.upperBound
+        for _ in range {
+            candidate = candidate >= range.upperBound ? range.lowerBound : candidate + 1
+            if outstanding[RequestKey(handle: handle, identifier: candidate)] == nil { break }
+        }
         lastIdentifier[handle] = candidate
         return candidate
     }
