@@ -152,6 +152,24 @@ struct L2CAPChannelTests {
         }
     }
 
+    @Test("A channel the app let go of without closing is closed when data arrives, not its SDUs dropped unseen")
+    func abandonedChannel() async throws {
+        try await TwoDevices.run { devices in
+            let manager = devices.peripheralManager
+            var incoming = await manager.incomingL2CAPChannels().makeAsyncIterator()
+            let psm = try await manager.publishL2CAPChannel(withEncryption: false)
+            let peripheral = try await devices.publishAndConnect()
+            let central = try await peripheral.openL2CAPChannel(psm)
+            // The peripheral's app takes the channel and keeps no reference to it.
+            #expect(await incoming.next() != nil)
+            try await central.write([1, 2, 3])
+            var atCentral = central.incoming.makeAsyncIterator()
+            #expect(await atCentral.next() == nil)
+            #expect(await central.closeReason == .l2cap(.closedByPeer))
+            #expect(await peripheral.state == .connected)
+        }
+    }
+
     @Test("The link going down ends every channel with its reason")
     func linkDown() async throws {
         try await TwoDevices.run { devices in

@@ -165,7 +165,14 @@ extension Host {
         case .partial:
             break
         case .sdu(let sdu):
-            if l2cap.sinks[key]?.yield(sdu) == .enqueued { l2cap.backlogs[key]?.delivered() }
+            guard l2cap.sinks[key]?.yield(sdu) == .enqueued else {
+                // The app let go of the channel without closing it: nobody will read, so the
+                // channel is closed rather than its SDUs dropped unseen.
+                logger.notice("closing \(key): an SDU of \(sdu.count) octets arrived and nobody reads the channel")
+                perform(l2cap.machine.disconnect(key, at: timeline.now()))
+                return true
+            }
+            l2cap.backlogs[key]?.delivered()
         case .discarded:
             return true
         case .violation(let violation):
