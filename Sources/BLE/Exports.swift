@@ -31,6 +31,9 @@ import BLEWire
 @_exported import struct BLEHost.LinkPolicy
 @_exported import struct BLEHost.ConnectionParameterLimits
 @_exported import struct BLEHost.EventStream
+@_exported import enum BLEHost.L2CAPChannelError
+@_exported import enum BLEHost.L2CAPRefusal
+@_exported import enum BLEHost.L2CAPChannelViolation
 
 // The virtual radio and its time (BLEController, BLESimulation).
 @_exported import class BLEController.VirtualRadio
