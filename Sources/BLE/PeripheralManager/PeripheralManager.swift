@@ -17,6 +17,9 @@ public enum PeripheralManagerEvent: Sendable {
     case connected(Central)
     /// A central's link went down, with the controller's reason (Vol 4 Part E §7.7.5).
     case disconnected(Central, reason: HCIStatus)
+    /// A central confirmed an indication of the characteristic (Handle Value Confirmation,
+    /// Vol 3 Part F §3.4.7.3).
+    case indicationConfirmed(Central, Characteristic)
 }
 
 /// The peripheral role (Core Bluetooth's `CBPeripheralManager`; Core 5.4 Vol 3 Part C §9.3 for
@@ -76,6 +79,12 @@ public actor PeripheralManager: PoweredManager {
     var indicationsInFlight: [ConnectionHandle: Int] = [:]
     /// `updateValue` returned false; `.readyToUpdateSubscribers` follows.
     var readinessPending = false
+    /// `updateValueWhenReady` callers waiting for room (PeripheralManager+AwaitingUpdates.swift).
+    var updateWaiters: [UpdateWaiter] = []
+    /// Requests answered for the app when it did not (PeripheralManager+UnansweredRequests.swift).
+    var unanswered = UnansweredRequests()
+    /// How advertising goes to the controller (PeripheralManager+AdvertisingOptions.swift).
+    var advertising = AdvertisingCommands()
 
     /// A manager with a host of its own on `radio`, publishing the GAP service `gap`.
     public init(
@@ -123,6 +132,7 @@ public actor PeripheralManager: PoweredManager {
     func prepareHostStart() async {
         await stack.host.setATTServer(server)
         await startPumps()
+        watchRequestListeners()
     }
 
     /// Powers the radio off: advertising stops and every central is disconnected (Remote

@@ -221,7 +221,7 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         case .readyToUpdateSubscribers:
             readinessGeneration += 1
             readinessWaiters.resumeAll()
-        case .subscribed, .unsubscribed, .connected:
+        case .subscribed, .unsubscribed, .connected, .indicationConfirmed:
             break
         }
         managerEventSink.yield(event)
