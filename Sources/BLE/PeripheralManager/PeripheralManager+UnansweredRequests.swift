@@ -41,17 +41,30 @@ struct UnansweredRequests {
     var timeout: Duration? = defaultTimeout
     /// Requests answered for the app, since the manager was made.
     var count = 0
-    /// The timer of each request waiting for the app.
-    var timers: [GATTRequestToken: Task<Void, Never>] = [:]
+    /// When each request waiting for the app is answered for it, as time on `timeline`.
+    var deadlines: [GATTRequestToken: Duration] = [:]
+    /// The host's clock as time since the first request (made then: the manager's
+    /// initialiser has no clock of its own to hand).
+    var timeline: HostTimeline?
+    /// One task for all deadlines, sleeping until the earliest (as the host's ATT transaction
+    /// watchdog does): a task per request would cost several task switches per round trip.
+    var watchdog: Task<Void, Never>?
+    /// When the watchdog wakes.
+    var watchdogWake: Duration?
 
-    /// Forgets a request's timer: it was answered.
+    /// Forgets a request's deadline: it was answered. The watchdog is left to find nothing.
     mutating func answered(_ token: GATTRequestToken) {
-        timers.removeValue(forKey: token)?.cancel()
+        deadlines[token] = nil
     }
 
-    /// Forgets the timers of a link's requests: the link is gone.
+    /// Forgets the deadlines of a link's requests: the link is gone.
     mutating func linkEnded(_ connection: GATTConnectionID) {
-        for token in timers.keys where token.connection == connection { answered(token) }
+        for token in deadlines.keys where token.connection == connection { deadlines[token] = nil }
+    }
+
+    /// The requests past their deadline at `now`, in a stable order.
+    func overdue(at now: Duration) -> [GATTRequestToken] {
+        deadlines.filter { $0.value <= now }.sorted { $0.value < $1.value }.map(\.key)
     }
 }
 
@@ -84,11 +97,34 @@ extension PeripheralManager {
             answerForApp(token, because: .timedOut(timeout))
             return
         }
-        let stack = self.stack
-        unanswered.timers[token] = stack.spawn { [weak self] in
-            guard await stack.sleep(for: timeout) else { return }
-            await self?.answerForApp(token, because: .timedOut(timeout))
+        let timeline = unanswered.timeline ?? HostTimeline(stack.clock)
+        unanswered.timeline = timeline
+        let deadline = timeline.now() + timeout
+        unanswered.deadlines[token] = deadline
+        // A running watchdog wakes no later than this, unless the timeout was shortened.
+        if let wake = unanswered.watchdogWake, wake <= deadline { return }
+        unanswered.watchdog?.cancel()
+        unanswered.watchdogWake = deadline
+        unanswered.watchdog = stack.spawn { [weak self] in
+            var wake = deadline
+            while true {
+                do { try await timeline.sleep(until: wake) } catch { return }
+                guard let next = await self?.expireRequests(at: timeline.now()) else { return }
+                wake = next
+            }
         }
+    }
+
+    /// Answers the requests past their deadline; returns the next deadline, or nil — and the
+    /// watchdog ends — when none is waiting.
+    private func expireRequests(at now: Duration) -> Duration? {
+        for token in unanswered.overdue(at: now) {
+            answerForApp(token, because: .timedOut(unanswered.timeout ?? UnansweredRequests.defaultTimeout))
+        }
+        let next = unanswered.deadlines.values.min()
+        unanswered.watchdogWake = next
+        if next == nil { unanswered.watchdog = nil }
+        return next
     }
 
     /// Answers a request still waiting for the app with Unlikely Error; counts and logs it.
