@@ -35,7 +35,8 @@ extension PeripheralManager {
     /// target's link went down first (an indication not confirmed before the link went down
     /// counts as not delivered). Throws at once, sending nothing, for the misuse
     /// `updateValue` refuses: a characteristic that neither notifies nor indicates, a value
-    /// longer than a subscriber's ATT_MTU − 3 octets (Vol 3 Part F §3.4.7.1).
+    /// longer than a subscriber's ATT_MTU − 3 octets (Vol 3 Part F §3.4.7.1). Cancelling the
+    /// calling task does not end the wait: room, an unsubscription or a disconnection does.
     public func updateValueWhenReady(
         _ value: [UInt8], for characteristic: Characteristic, onSubscribedCentrals only: [Central]? = nil
     ) async throws(BLEError) {
