@@ -194,6 +194,42 @@ struct ExtendedAdvertisingTests {
         }
     }
 
+    @Test("The central manager, scanning with the extended commands, discovers a long advertisement whole")
+    func centralDiscoversLongAdvertisement() async throws {
+        try await TwoDevices.run { devices in
+            try await devices.peripheralManager.startAdvertising(Self.long)
+            #expect(await devices.central.usesExtendedCommands)
+            let discovery = try await devices.discover(withServices: nil)
+            #expect(discovery.advertisementData.serviceData == Self.long.serviceData)
+            #expect(discovery.advertisementData.advertisingData.bytes.count == 979)
+            #expect(!discovery.advertisementData.isConnectable)
+        }
+    }
+
+    @Test("A connectable extended advertisement (one AUX_ADV_IND) is discovered and connected to with LE Extended Create Connection (§7.8.66)")
+    func connectableExtendedAdvertisement() async throws {
+        try await TwoDevices.run { devices in
+            let medium = AdvertisementData(
+                localName: "sensor", serviceUUIDs: [Fixture.serviceUUID],
+                serviceData: [0x1801: Array(repeating: 9, count: 100)])
+            try await devices.publish(advertising: medium)
+            let manager = devices.peripheralManager
+            #expect(await manager.advertisement?.advertisingData.bytes.count ?? 0 > 31)
+            let discovery = try await devices.discover()
+            #expect(discovery.advertisementData.isConnectable)
+            #expect(discovery.advertisementData.serviceData[0x1801]?.count == 100)
+            let peripheral = discovery.peripheral
+            try await devices.central.connect(peripheral)
+            let services = try await peripheral.discoverServices([Fixture.serviceUUID])
+            let characteristics = try await peripheral.discoverCharacteristics(for: try #require(services.first))
+            let stored = try #require(characteristics.first { $0.uuid == Fixture.storedUUID })
+            #expect(try await peripheral.readValue(for: stored) == [1, 2, 3])
+            #expect(await manager.connectedCentrals.count == 1)
+            // Advertising goes on after the connection, as Core Bluetooth's does.
+            #expect(await manager.isAdvertising)
+        }
+    }
+
     @Test("A controller without LE Extended Advertising refuses a long advertisement with the 31-octet error; .extended with featureUnsupported")
     func controllerWithoutExtendedAdvertising() async throws {
         let radio = VirtualRadio()
