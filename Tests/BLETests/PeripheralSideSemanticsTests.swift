@@ -94,7 +94,7 @@ struct PeripheralSideSemanticsTests {
     @Test("updateValueWhenReady throws .unsubscribed when the central unsubscribes while it waits for room")
     func awaitingUpdateUnsubscribed() async throws {
         try await TwoDevices.run { devices in
-            let (peripheral, remote, local, _, _) = try await devices.subscribe(to: Fixture.streamUUID)
+            let (peripheral, remote, local, central, _) = try await devices.subscribe(to: Fixture.streamUUID)
             let manager = devices.peripheralManager
             let value = [UInt8](repeating: 7, count: 244)
             while try await manager.updateValue(value, for: local) {}
@@ -116,6 +116,10 @@ struct PeripheralSideSemanticsTests {
             #expect(error == .unsubscribed)
             #expect(delivered < 200)
             #expect(await manager.subscribedCentrals(for: local).isEmpty)
+            // A central named but not subscribed cannot be delivered to.
+            await #expect(throws: BLEError.unsubscribed) {
+                try await manager.updateValueWhenReady([1], for: local, onSubscribedCentrals: [central])
+            }
         }
     }
 
