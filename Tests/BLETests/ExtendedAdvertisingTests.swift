@@ -12,8 +12,10 @@ import Testing
 struct ExtendedAdvertisingTests {
     /// About 1,000 octets: four Service Data structures of 240 octets and the Flags.
     static let long = AdvertisementData(
-        serviceData: [0x1801: Array(repeating: 1, count: 240), 0x1802: Array(repeating: 2, count: 240),
-            0x1803: Array(repeating: 3, count: 240), 0x1804: Array(repeating: 4, count: 240)],
+        serviceData: [
+            0x1801: Array(repeating: 1, count: 240), 0x1802: Array(repeating: 2, count: 240),
+            0x1803: Array(repeating: 3, count: 240), 0x1804: Array(repeating: 4, count: 240),
+        ],
         isConnectable: false)
 
     // MARK: The plan (a value: no controller)
@@ -42,7 +44,8 @@ struct ExtendedAdvertisingTests {
         let total = plan.data.encoded.count
         #expect(total == 3 + 4 * 244)
         let commands = plan.extendedDataCommands
-        #expect(commands.map(\.operation) == [.firstFragment, .intermediateFragment, .intermediateFragment, .lastFragment])
+        #expect(
+            commands.map(\.operation) == [.firstFragment, .intermediateFragment, .intermediateFragment, .lastFragment])
         #expect(commands.map(\.advertisingData.count) == [251, 251, 251, total - 753])
         #expect(commands.flatMap { Array($0.advertisingData) } == plan.data.encoded)
         #expect(plan.extendedScanResponseCommands.isEmpty)
@@ -50,13 +53,17 @@ struct ExtendedAdvertisingTests {
         #expect(AdvertisingPlan.fragments(of: [1, 2, 3]).map(\.operation) == [.completeData])
     }
 
-    @Test("Data over what the controller can send is refused with the builder's error at the controller's maximum (§7.8.57)")
+    @Test(
+        "Data over what the controller can send is refused with the builder's error at the controller's maximum (§7.8.57)"
+    )
     func dataOverControllerMaximum() {
         #expect(throws: BLEError.self) {
-            try AdvertisingPlan(Self.long, options: AdvertisingOptions(), extendedCommands: true, maximumDataLength: 500)
+            try AdvertisingPlan(
+                Self.long, options: AdvertisingOptions(), extendedCommands: true, maximumDataLength: 500)
         }
         do {
-            _ = try AdvertisingPlan(Self.long, options: AdvertisingOptions(), extendedCommands: true, maximumDataLength: 500)
+            _ = try AdvertisingPlan(
+                Self.long, options: AdvertisingOptions(), extendedCommands: true, maximumDataLength: 500)
         } catch {
             guard case .advertisingDataTooLong(.tooLong(let limit, let total, _, _)) = error else {
                 Issue.record("unexpected error \(error)")
@@ -67,12 +74,15 @@ struct ExtendedAdvertisingTests {
         }
     }
 
-    @Test("A connectable extended advertisement is limited to one AUX_ADV_IND; a scannable one carries its data in the scan response")
+    @Test(
+        "A connectable extended advertisement is limited to one AUX_ADV_IND; a scannable one carries its data in the scan response"
+    )
     func connectableAndScannableExtended() throws {
         var connectable = Self.long
         connectable.isConnectable = true
         #expect(throws: BLEError.self) {
-            try AdvertisingPlan(connectable, options: AdvertisingOptions(), extendedCommands: true, maximumDataLength: 1650)
+            try AdvertisingPlan(
+                connectable, options: AdvertisingOptions(), extendedCommands: true, maximumDataLength: 1650)
         }
         let short = AdvertisementData(serviceData: [0x1801: Array(repeating: 1, count: 100)])
         let plan = try AdvertisingPlan(
@@ -94,7 +104,8 @@ struct ExtendedAdvertisingTests {
                 maximumDataLength: 1650)
         }
         do {
-            _ = try AdvertisingPlan(Self.long, options: AdvertisingOptions(), extendedCommands: false, maximumDataLength: 0)
+            _ = try AdvertisingPlan(
+                Self.long, options: AdvertisingOptions(), extendedCommands: false, maximumDataLength: 0)
             Issue.record("long data accepted without extended advertising")
         } catch {
             guard case .advertisingDataTooLong(.tooLong(let limit, _, _, _)) = error else {
@@ -106,7 +117,8 @@ struct ExtendedAdvertisingTests {
         // Asking for legacy PDUs keeps the 31-octet limit even when the controller has more.
         #expect(throws: BLEError.self) {
             try AdvertisingPlan(
-                Self.long, options: AdvertisingOptions(format: .legacy), extendedCommands: true, maximumDataLength: 1650)
+                Self.long, options: AdvertisingOptions(format: .legacy), extendedCommands: true, maximumDataLength: 1650
+            )
         }
     }
 
@@ -123,7 +135,8 @@ struct ExtendedAdvertisingTests {
             }
         }
         let plan = try AdvertisingPlan(
-            Fixture.advertisement, options: AdvertisingOptions(minimumInterval: .milliseconds(20), maximumInterval: .seconds(1)),
+            Fixture.advertisement,
+            options: AdvertisingOptions(minimumInterval: .milliseconds(20), maximumInterval: .seconds(1)),
             extendedCommands: false, maximumDataLength: 0)
         #expect(plan.interval == 0x0020...0x0640)
         // 11 s is too long for the legacy command, not for the extended one.
@@ -141,7 +154,8 @@ struct ExtendedAdvertisingTests {
             let manager = devices.peripheralManager
             var advertisement = Fixture.advertisement
             advertisement.isConnectable = false
-            try await manager.startAdvertising(advertisement, options: AdvertisingOptions(interval: .milliseconds(500), isScannable: true))
+            try await manager.startAdvertising(
+                advertisement, options: AdvertisingOptions(interval: .milliseconds(500), isScannable: true))
             let central = devices.central
             let every = try await central.scanForPeripherals(options: ScanOptions(allowDuplicates: true))
             let all = try await devices.collect(every, for: .seconds(5)) { await central.stopScan() }
@@ -154,7 +168,9 @@ struct ExtendedAdvertisingTests {
         }
     }
 
-    @Test("A long advertisement goes out in extended PDUs and a scanner using the extended commands gets it whole, reassembled from its chained reports (§7.7.65.13)")
+    @Test(
+        "A long advertisement goes out in extended PDUs and a scanner using the extended commands gets it whole, reassembled from its chained reports (§7.7.65.13)"
+    )
     func longAdvertisementArrivesWhole() async throws {
         try await TwoDevices.run { devices in
             let manager = devices.peripheralManager
@@ -180,7 +196,9 @@ struct ExtendedAdvertisingTests {
             var partial = 0
             var found: ScanSession.Found?
             while found == nil, let event = await events.next() {
-                guard case .extendedAdvertisingReport(let report) = event, report.address == advertiser else { continue }
+                guard case .extendedAdvertisingReport(let report) = event, report.address == advertiser else {
+                    continue
+                }
                 if report.eventType.dataStatus == .incompleteMoreToCome { partial += 1 }
                 found = session.receive(report).first
             }
@@ -206,7 +224,9 @@ struct ExtendedAdvertisingTests {
         }
     }
 
-    @Test("A connectable extended advertisement (one AUX_ADV_IND) is discovered and connected to with LE Extended Create Connection (§7.8.66)")
+    @Test(
+        "A connectable extended advertisement (one AUX_ADV_IND) is discovered and connected to with LE Extended Create Connection (§7.8.66)"
+    )
     func connectableExtendedAdvertisement() async throws {
         try await TwoDevices.run { devices in
             let medium = AdvertisementData(
@@ -230,7 +250,9 @@ struct ExtendedAdvertisingTests {
         }
     }
 
-    @Test("A controller without LE Extended Advertising refuses a long advertisement with the 31-octet error; .extended with featureUnsupported")
+    @Test(
+        "A controller without LE Extended Advertising refuses a long advertisement with the 31-octet error; .extended with featureUnsupported"
+    )
     func controllerWithoutExtendedAdvertising() async throws {
         let radio = VirtualRadio()
         var configuration = VirtualController.Configuration()
@@ -241,7 +263,8 @@ struct ExtendedAdvertisingTests {
             try await manager.powerOn()
             #expect(await manager.supports(.extendedAdvertising) == false)
             await #expect(throws: BLEError.featureUnsupported(.extendedAdvertising)) {
-                try await manager.startAdvertising(Fixture.advertisement, options: AdvertisingOptions(format: .extended))
+                try await manager.startAdvertising(
+                    Fixture.advertisement, options: AdvertisingOptions(format: .extended))
             }
             do throws(BLEError) {
                 try await manager.startAdvertising(Self.long)

@@ -25,7 +25,9 @@ extension TwoDevices {
     }
 }
 
-@Suite("The peripheral manager's Core Bluetooth semantics: awaiting updates, subscribed centrals, unanswered requests, features")
+@Suite(
+    "The peripheral manager's Core Bluetooth semantics: awaiting updates, subscribed centrals, unanswered requests, features"
+)
 struct PeripheralSideSemanticsTests {
     // MARK: updateValueWhenReady (Core 5.4 Vol 3 Part G §4.10–§4.11)
 
@@ -55,7 +57,9 @@ struct PeripheralSideSemanticsTests {
         }
     }
 
-    @Test("updateValueWhenReady of an indication returns once the central confirms it (Vol 3 Part F §3.4.7.2–§3.4.7.3), reported as .indicationConfirmed")
+    @Test(
+        "updateValueWhenReady of an indication returns once the central confirms it (Vol 3 Part F §3.4.7.2–§3.4.7.3), reported as .indicationConfirmed"
+    )
     func awaitingIndicationWaitsForConfirmation() async throws {
         try await TwoDevices.run { devices in
             let (peripheral, remote, local, central, events) = try await devices.subscribe(to: Fixture.indicatedUUID)
@@ -154,8 +158,9 @@ struct PeripheralSideSemanticsTests {
             var managerEvents = events
             let manager = devices.peripheralManager
             #expect(await manager.subscribedCentrals(for: local).map(\.identifier) == [central.identifier])
-            let other = try #require(await manager.services.first { $0.uuid == Fixture.serviceUUID }?
-                .characteristics?.first { $0.uuid == Fixture.indicatedUUID })
+            let other = try #require(
+                await manager.services.first { $0.uuid == Fixture.serviceUUID }?
+                    .characteristics?.first { $0.uuid == Fixture.indicatedUUID })
             #expect(await manager.subscribedCentrals(for: other).isEmpty)
 
             try await peripheral.setNotifyValue(false, for: remote)
@@ -179,7 +184,9 @@ struct PeripheralSideSemanticsTests {
 
     // MARK: Requests nobody answers (Vol 3 Part F §3.3.3, §3.4.1.1)
 
-    @Test("A read nobody answers gets Unlikely Error after the manager's bound, long before the central's 30 s ATT timeout; the link stays up")
+    @Test(
+        "A read nobody answers gets Unlikely Error after the manager's bound, long before the central's 30 s ATT timeout; the link stays up"
+    )
     func unansweredReadTimesOut() async throws {
         try await TwoDevices.run { devices in
             let (peripheral, _, characteristics) = try await devices.connectAndDiscover()

@@ -36,7 +36,9 @@ public struct AdvertisingOptions: Sendable, Hashable {
         self.init(minimumInterval: interval, maximumInterval: interval, isScannable: isScannable, format: format)
     }
 
-    public init(minimumInterval: Duration, maximumInterval: Duration, isScannable: Bool? = nil, format: Format = .automatic) {
+    public init(
+        minimumInterval: Duration, maximumInterval: Duration, isScannable: Bool? = nil, format: Format = .automatic
+    ) {
         self.minimumInterval = minimumInterval
         self.maximumInterval = maximumInterval
         self.isScannable = isScannable

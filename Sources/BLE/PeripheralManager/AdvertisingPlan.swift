@@ -148,7 +148,8 @@ struct AdvertisingPlan: Equatable {
         }
     }
 
-    static func fragments(of octets: [UInt8]) -> [(operation: HCI.AdvertisingDataOperation, octets: ArraySlice<UInt8>)] {
+    static func fragments(of octets: [UInt8]) -> [(operation: HCI.AdvertisingDataOperation, octets: ArraySlice<UInt8>)]
+    {
         let size = HCI.LESetExtendedAdvertisingData.maximumFragmentLength
         guard octets.count > size else { return octets.isEmpty ? [] : [(.completeData, octets[...])] }
         let starts = Array(stride(from: 0, to: octets.count, by: size))

@@ -119,7 +119,8 @@ extension PeripheralManager {
         let set = AdvertisingPlan.setHandle
         if advertisement != nil {
             advertisement = nil
-            try await host.send(HCI.LESetExtendedAdvertisingEnable(enable: false, sets: [.init(advertisingHandle: set)]))
+            try await host.send(
+                HCI.LESetExtendedAdvertisingEnable(enable: false, sets: [.init(advertisingHandle: set)]))
         }
         if advertising.setMayExist {
             // Unknown Advertising Identifier when the controller has no such set: nothing to remove.
@@ -131,7 +132,8 @@ extension PeripheralManager {
         try await host.send(plan.extendedParameters(ownAddressType: ownAddressType))
         if ownAddressType == .random, let address = await host.ownAddress {
             // A set advertises from its own random address (§7.8.52), not LE Set Random Address's.
-            try await host.send(HCI.LESetAdvertisingSetRandomAddress(advertisingHandle: set, randomAddress: address.address))
+            try await host.send(
+                HCI.LESetAdvertisingSetRandomAddress(advertisingHandle: set, randomAddress: address.address))
         }
         for command in plan.extendedDataCommands { try await host.send(command) }
         for command in plan.extendedScanResponseCommands { try await host.send(command) }

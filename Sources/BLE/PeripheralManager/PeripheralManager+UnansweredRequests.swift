@@ -140,7 +140,8 @@ extension PeripheralManager {
         }
         unanswered.count += 1
         stack.host.logger.notice(
-            "peripheral manager: a request on link \(token.connection.handle.rawValue) answered with \(code): \(reason)")
+            "peripheral manager: a request on link \(token.connection.handle.rawValue) answered with \(code): \(reason)"
+        )
     }
 
     /// When the listener of `readRequests` or `writeRequests` cancels, the requests it was
