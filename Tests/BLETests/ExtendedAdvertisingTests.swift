@@ -251,6 +251,36 @@ struct ExtendedAdvertisingTests {
     }
 
     @Test(
+        "A peripheral with a random static address advertises from it through its set (LE Set Advertising Set Random Address, §7.8.52) and is connected"
+    )
+    func randomStaticAddressThroughTheSet() async throws {
+        let radio = VirtualRadio()
+        var configuration = HostConfiguration()
+        let random = BluetoothAddress(0xC6_05_04_03_02_01)
+        configuration.randomStaticAddress = random
+        let host = configuration
+        try await radio.simulation.run {
+            let manager = try await PeripheralManager(radio: .virtual(radio), configuration: host)
+            let central = await CentralManager(radio: .virtual(radio, position: AirPosition(x: 2, y: 0, z: 0)))
+            try await manager.powerOn()
+            try await central.powerOn()
+            try await manager.add(Fixture.includedService)
+            try await manager.add(Fixture.service)
+            try await manager.startAdvertising(Fixture.advertisement)
+            #expect(await manager.advertising.running == .extended)
+            let scan = try await central.scanForPeripherals(withServices: [Fixture.serviceUUID])
+            var iterator = scan.makeAsyncIterator()
+            let discovery = try #require(await iterator.next())
+            await central.stopScan()
+            #expect(discovery.peripheral.address == LEAddress(random, type: .random))
+            try await central.connect(discovery.peripheral)
+            #expect(await manager.connectedCentrals.count == 1)
+            await central.close()
+            await manager.close()
+        }
+    }
+
+    @Test(
         "A controller without LE Extended Advertising refuses a long advertisement with the 31-octet error; .extended with featureUnsupported"
     )
     func controllerWithoutExtendedAdvertising() async throws {
