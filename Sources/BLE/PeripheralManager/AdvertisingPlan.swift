@@ -20,8 +20,8 @@ struct AdvertisingPlan: Equatable {
     static let legacyIntervals: ClosedRange<UInt32> = 0x0020...0x4000
     static let extendedIntervals: ClosedRange<UInt32> = 0x0020...0xFF_FFFF
     /// The data one AUX_ADV_IND carries for a connectable set, which cannot chain (Vol 6 Part B
-    /// §2.3.4.9: 255 octets of payload less the extended header's length and AdvMode octet,
-    /// flags, AdvA and ADI).
+    /// §4.4.2.7): 255 octets of payload less the extended header (§2.3.4) — its length and
+    /// AdvMode octet, flags, AdvA and ADI.
     static let connectableExtendedDataLength = 255 - 10
 
     let family: Family
