@@ -12,9 +12,10 @@ import BLEWire
 /// `unansweredRequestTimeout`. Core Bluetooth likewise answers an unanswered request with an
 /// error after a timeout of its own.
 ///
-/// The error is Unlikely Error (0x0E: "the request has encountered an error that was unlikely,
-/// and therefore could not be completed as requested", Vol 3 Part F §3.4.1.1 Table 3.4), the
-/// code this manager already answers with when a request's link or characteristic is gone.
+/// The error is Unlikely Error (0x0E: "The attribute request that was requested has
+/// encountered an error that was unlikely, and therefore could not be completed as requested",
+/// Vol 3 Part F §3.4.1.1 Table 3.4), the code this manager already answers with when a
+/// request's link or characteristic is gone.
 /// Request Not Supported (0x06) would tell the client that the server does not implement the
 /// request's opcode at all — untrue for reads and writes, and a client may stop trying them.
 struct UnansweredRequests {
