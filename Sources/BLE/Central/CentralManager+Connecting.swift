@@ -111,11 +111,9 @@ extension CentralManager {
         }
         let address = peripheral.address
         do {
-            try await stack.host.send(
-                HCI.LECreateConnection(
-                    leScanInterval: Self.scanInterval, leScanWindow: Self.scanInterval,
-                    peerAddressType: address.type.isRandom ? .random : .public, peerAddress: address.address,
-                    ownAddressType: stack.host.ownAddressType, connectionParameters: options.connectionParameters))
+            try await sendCreateConnection(
+                to: address, scanInterval: Self.scanInterval, scanWindow: Self.scanInterval,
+                parameters: options.connectionParameters)
         } catch {
             return .failure(.host(error))
         }

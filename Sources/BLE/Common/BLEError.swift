@@ -56,6 +56,14 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(AttributeDatabaseError)
     /// The host failed: a command refused or unanswered, the transport gone.
     case host(HostError)
+    /// The central unsubscribed from the characteristic before the value could go to it
+    /// (`updateValueWhenReady`; Client Characteristic Configuration, Vol 3 Part G §3.3.3.3).
+    case unsubscribed
+    /// The controller lacks what the call needs (its LE features, Vol 6 Part B §4.6).
+    case featureUnsupported(ControllerFeature)
+    /// The advertising interval is outside what the command takes, or its minimum exceeds its
+    /// maximum (Vol 4 Part E §7.8.5, §7.8.53); the range allowed is given.
+    case advertisingIntervalOutOfRange(allowed: ClosedRange<Duration>)
 
     public static func == (lhs: BLEError, rhs: BLEError) -> Bool {
         switch (lhs, rhs) {
@@ -63,8 +71,11 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case (.closed, .closed), (.notConnected, .notConnected), (.connectionInProgress, .connectionInProgress),
             (.connectionCancelled, .connectionCancelled), (.unknownPeripheral, .unknownPeripheral),
             (.unknownAttribute, .unknownAttribute), (.useSetNotifyValue, .useSetNotifyValue),
-            (.transactionTimeout, .transactionTimeout), (.rssiUnavailable, .rssiUnavailable):
+            (.transactionTimeout, .transactionTimeout), (.rssiUnavailable, .rssiUnavailable),
+            (.unsubscribed, .unsubscribed):
             true
+        case (.featureUnsupported(let a), .featureUnsupported(let b)): a == b
+        case (.advertisingIntervalOutOfRange(let a), .advertisingIntervalOutOfRange(let b)): a == b
         case (.connectionTimeout(let a), .connectionTimeout(let b)): a == b
         case (.connectionFailed(let a), .connectionFailed(let b)): a == b
         case (.disconnected(let a), .disconnected(let b)): a == b
@@ -101,6 +112,9 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rssiUnavailable: "the controller has no RSSI for this connection"
         case .database(let error): "attribute database: \(error)"
         case .host(let error): "host: \(error)"
+        case .unsubscribed: "the central unsubscribed before the value could be sent"
+        case .featureUnsupported(let feature): "the controller does not support \(feature)"
+        case .advertisingIntervalOutOfRange(let allowed): "the advertising interval must lie in \(allowed)"
         }
     }
 }
