@@ -15,6 +15,10 @@ public enum PeripheralEvent: Sendable {
     /// the services listed, those overlapping the changed range, are forgotten; discover again
     /// to see what replaced them (`peripheral(_:didModifyServices:)`).
     case servicesModified(invalidatedServices: [Service])
+    /// The link went down (Disconnection Complete, Core 5.4 Vol 4 Part E §7.7.5) with the
+    /// controller's reason, as the manager's `.disconnected` reports it
+    /// (`centralManager(_:didDisconnectPeripheral:error:)`, seen from the peripheral).
+    case disconnected(reason: HCIStatus)
 }
 
 /// A remote peripheral as a central sees it (Core Bluetooth's `CBPeripheral`): found by a
@@ -54,6 +58,8 @@ public actor Peripheral {
     var valueListeners: [UInt16: Subscribers<[UInt8]>] = [:]
     var eventListeners = Subscribers<PeripheralEvent>()
     var disconnectionWaiters = WaiterQueue()
+    /// One GATT procedure at a time (`serialised`).
+    var procedureGate = ProcedureGate()
     var readinessArmed = false
     /// The Service Changed characteristic value handle, once indications of it are enabled on
     /// this connection (Core 5.4 Vol 3 Part G §7.1).
@@ -182,8 +188,9 @@ public actor Peripheral {
         serviceChangedHandle = nil
     }
 
-    /// The link is gone: what was discovered is forgotten, value streams end, waiters resume.
-    func didDisconnect() {
+    /// The link is gone: what was discovered is forgotten, value streams end, waiters resume,
+    /// and the peripheral's own listeners hear why.
+    func didDisconnect(reason: HCIStatus) {
         link = .disconnected
         serviceRecords = [:]
         servicesDiscovered = false
@@ -192,6 +199,7 @@ public actor Peripheral {
         valueListeners = [:]
         readinessArmed = false
         disconnectionWaiters.resumeAll()
+        eventListeners.yield(.disconnected(reason: reason))
     }
 
     /// Returns once the peripheral is disconnected.

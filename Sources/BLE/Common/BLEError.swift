@@ -56,6 +56,9 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(AttributeDatabaseError)
     /// The host failed: a command refused or unanswered, the transport gone.
     case host(HostError)
+    /// `reattach(_:)` while the manager's transport is still in use (it takes a new transport
+    /// only after the old one was lost).
+    case transportInUse
 
     public static func == (lhs: BLEError, rhs: BLEError) -> Bool {
         switch (lhs, rhs) {
@@ -63,7 +66,8 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case (.closed, .closed), (.notConnected, .notConnected), (.connectionInProgress, .connectionInProgress),
             (.connectionCancelled, .connectionCancelled), (.unknownPeripheral, .unknownPeripheral),
             (.unknownAttribute, .unknownAttribute), (.useSetNotifyValue, .useSetNotifyValue),
-            (.transactionTimeout, .transactionTimeout), (.rssiUnavailable, .rssiUnavailable):
+            (.transactionTimeout, .transactionTimeout), (.rssiUnavailable, .rssiUnavailable),
+            (.transportInUse, .transportInUse):
             true
         case (.connectionTimeout(let a), .connectionTimeout(let b)): a == b
         case (.connectionFailed(let a), .connectionFailed(let b)): a == b
@@ -101,6 +105,7 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rssiUnavailable: "the controller has no RSSI for this connection"
         case .database(let error): "attribute database: \(error)"
         case .host(let error): "host: \(error)"
+        case .transportInUse: "the manager's transport is still in use; reattach after it is lost"
         }
     }
 }
