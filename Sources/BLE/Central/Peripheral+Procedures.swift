@@ -34,7 +34,12 @@ extension Peripheral {
     /// Runs the procedure `body` once no other procedure of this peripheral runs. Writes without
     /// response are single commands, not procedures, and go on without waiting (Vol 3 Part F
     /// §3.3: commands need no response and may be sent at any time).
-    func serialised<T, Failure: Error>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
+    ///
+    /// `body` runs in the peripheral's isolation (`nonisolated(nonsending)`), as the GATT
+    /// client's procedures do: no executor switch per procedure.
+    func serialised<T, Failure: Error>(
+        _ body: nonisolated(nonsending) () async throws(Failure) -> T
+    ) async throws(Failure) -> T {
         var claimed = procedureGate.claim()
         while !claimed {
             await WaiterQueue.wait(unless: {
