@@ -70,7 +70,7 @@ struct ControllerRecoveryTests {
         }
     }
 
-    @Test("Transport lost then re-opened: poweredOff, links disconnected, pending attempts failed; reattach brings poweredOn back")
+    @Test("Transport lost then re-opened: poweredOff, the link reported disconnected; reattach brings poweredOn back")
     func transportReopened() async throws {
         try await TwoDevices.run { devices in
             try await devices.publish()
@@ -109,6 +109,22 @@ struct ControllerRecoveryTests {
             try await central.connect(other)
             #expect(await other.state == .connected)
             await second.close()
+        }
+    }
+
+    @Test("Transport lost: a pending connection attempt fails with Hardware Failure")
+    func transportLossFailsPending() async throws {
+        try await TwoDevices.run { devices in
+            try await devices.publish()
+            let peripheral = try await devices.discover().peripheral
+            await devices.peripheralManager.stopAdvertising()
+            let central = devices.central
+            let connecting = devices.spawn { try await central.connect(peripheral) }
+            try await devices.sleep(for: .seconds(60))
+            try await Self.pipe(of: central).fail(.io("unplugged"))
+            await #expect(throws: BLEError.connectionFailed(.hardwareFailure)) { try await connecting.value }
+            #expect(await peripheral.state == .disconnected)
+            #expect(await central.state == .poweredOff)
         }
     }
 
