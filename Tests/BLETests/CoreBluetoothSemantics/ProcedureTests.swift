@@ -18,10 +18,11 @@ struct ProcedureTests {
             let second = [UInt8](repeating: 0x55, count: 300)
             let answering = devices.spawn { () -> [[ATTRequest]] in
                 var batches: [[ATTRequest]] = []
+                // Answers everything until cancelled, so that an interleaving fails the checks
+                // below instead of leaving a writer waiting.
                 for await requests in manager.writeRequests {
                     batches.append(requests)
                     await manager.respond(to: requests[0], withResult: .success)
-                    if batches.count == 2 { break }
                 }
                 return batches
             }
@@ -29,6 +30,8 @@ struct ProcedureTests {
             let two = devices.spawn { try await peripheral.writeValue(second, for: writeOnly, type: .withResponse) }
             try await one.value
             try await two.value
+            try await devices.sleep(for: .seconds(1))
+            answering.cancel()
             let batches = try await answering.value
             #expect(batches.count == 2)
             #expect(batches.allSatisfy { $0.count == 1 && $0[0].offset == 0 })
