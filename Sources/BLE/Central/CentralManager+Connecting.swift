@@ -109,7 +109,8 @@ extension CentralManager {
         }
         stack.spawn { [weak self] in await self?.driveInitiator() }
         let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ConnectionHandle, BLEError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<ConnectionHandle, BLEError>, Never>) in
                 if let outcome = connector.waiters[id]?.outcome {
                     continuation.resume(returning: outcome)
                 } else {

@@ -136,7 +136,9 @@ struct PendingConnections {
                 return .removeFromFilterAcceptList(extra)
             }
             // Added in the attempts' order, so that the list's contents are deterministic.
-            if let missing = attempts.first(where: { wanted.addresses.contains($0.address) && !listed.contains($0.address) }) {
+            if let missing = attempts.first(where: {
+                wanted.addresses.contains($0.address) && !listed.contains($0.address)
+            }) {
                 return .addToFilterAcceptList(missing.address)
             }
             initiator = .starting(wanted)

@@ -23,7 +23,9 @@ struct ControllerRecoveryTests {
         H4Packet(type: .event, payload: [0x10, 0x01, code])
     }
 
-    @Test("Hardware Error: resetting, the link reported disconnected (Hardware Failure), then poweredOn and scanning again")
+    @Test(
+        "Hardware Error: resetting, the link reported disconnected (Hardware Failure), then poweredOn and scanning again"
+    )
     func hardwareErrorResets() async throws {
         try await TwoDevices.run { devices in
             let peripheral = try await devices.publishAndConnect()

@@ -14,7 +14,9 @@ struct KnownPeripheralsTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("known-\(UUID().uuidString).json").path
     }
 
-    @Test("A manager of a later process retrieves the peripheral from the file and connects with LE Create Connection alone")
+    @Test(
+        "A manager of a later process retrieves the peripheral from the file and connects with LE Create Connection alone"
+    )
     func retrieveAcrossManagers() async throws {
         let path = Self.temporaryPath()
         defer { unlink(path) }
@@ -61,9 +63,10 @@ struct KnownPeripheralsTests {
     @Test("A damaged file is a typed error and is left as it was")
     func damagedFile() async throws {
         let radio = VirtualRadio()
-        for contents in ["not json", #"{"version": 99, "peripherals": []}"#,
-            #"{"version": 1, "peripherals": [{"identifier": "00000000-0000-0000-0000-000000000000", "address": "01:02:03:04:05:06", "isRandom": false}]}"#]
-        {
+        for contents in [
+            "not json", #"{"version": 99, "peripherals": []}"#,
+            #"{"version": 1, "peripherals": [{"identifier": "00000000-0000-0000-0000-000000000000", "address": "01:02:03:04:05:06", "isRandom": false}]}"#,
+        ] {
             let path = Self.temporaryPath()
             defer { unlink(path) }
             try FileAccess.writeAtomically(Array(contents.utf8), to: path)
@@ -85,7 +88,8 @@ struct KnownPeripheralsTests {
     func directoryPath() async throws {
         let radio = VirtualRadio()
         await #expect(throws: KnownPeripheralsError.self) {
-            _ = try await CentralManager(radio: .virtual(radio), knownPeripheralsFile: FileManager.default.temporaryDirectory.path)
+            _ = try await CentralManager(
+                radio: .virtual(radio), knownPeripheralsFile: FileManager.default.temporaryDirectory.path)
         }
     }
 }

@@ -8,7 +8,9 @@ import Testing
 /// one going away ends nothing for the others.
 @Suite("Event streams: many listeners, none ending another's stream, no stale history")
 struct ManyListenersTests {
-    @Test("CentralManager.events: two listeners both see the connection; a cancelled third ends neither; a late one gets no history")
+    @Test(
+        "CentralManager.events: two listeners both see the connection; a cancelled third ends neither; a late one gets no history"
+    )
     func centralEvents() async throws {
         try await TwoDevices.run { devices in
             let central = devices.central

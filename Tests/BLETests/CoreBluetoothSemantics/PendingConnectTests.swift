@@ -25,7 +25,9 @@ struct PendingConnectTests {
         }
     }
 
-    @Test("Two pending attempts: the device that appears first connects first, the other stays pending (Filter Accept List)")
+    @Test(
+        "Two pending attempts: the device that appears first connects first, the other stays pending (Filter Accept List)"
+    )
     func twoPending() async throws {
         try await TwoDevices.run { devices in
             let second = try await devices.addPeripheralManager(at: AirPosition(x: 0, y: 2, z: 0))

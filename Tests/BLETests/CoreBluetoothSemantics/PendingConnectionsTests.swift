@@ -115,7 +115,10 @@ struct PendingConnectionsTests {
         machine.add(Self.attempt(1, Self.b))
         let create = machine.nextAction()
         #expect(create == .createConnection(peer: Self.b, parameters: Self.parameters))
-        #expect(machine.failed(create!, status: .connectionLimitExceeded) == [.init(id: 1, status: .connectionLimitExceeded)])
+        #expect(
+            machine.failed(create!, status: .connectionLimitExceeded) == [
+                .init(id: 1, status: .connectionLimitExceeded)
+            ])
         #expect(machine.nextAction() == nil)
     }
 

@@ -8,7 +8,9 @@ import Testing
 /// write fills the server's one prepare queue per client), and subscribing can listen first.
 @Suite("GATT procedures: serialised per peripheral; subscribe and listen atomically")
 struct ProcedureTests {
-    @Test("Two tasks' long writes (Prepare/Execute Write, §4.9.4) never interleave: each arrives whole, one after the other")
+    @Test(
+        "Two tasks' long writes (Prepare/Execute Write, §4.9.4) never interleave: each arrives whole, one after the other"
+    )
     func concurrentLongWrites() async throws {
         try await TwoDevices.run { devices in
             let (peripheral, _, characteristics) = try await devices.connectAndDiscover()
@@ -64,7 +66,9 @@ struct ProcedureTests {
         }
     }
 
-    @Test("notifications(for:) listens before writing the CCCD: a value sent the moment the peer sees the subscription arrives")
+    @Test(
+        "notifications(for:) listens before writing the CCCD: a value sent the moment the peer sees the subscription arrives"
+    )
     func atomicSubscribe() async throws {
         try await TwoDevices.run { devices in
             let (peripheral, _, characteristics) = try await devices.connectAndDiscover()
