@@ -40,23 +40,28 @@ extension CentralManager {
     }
 
     /// LE Create Connection (§7.8.12) or LE Extended Create Connection on the 1M PHY
-    /// (§7.8.66) to `address`.
+    /// (§7.8.66) to `peer`, or — nil — to any device on the Filter Accept List (Initiator
+    /// Filter Policy 1, Vol 6 Part B §4.3.5).
     func sendCreateConnection(
-        to address: LEAddress, scanInterval: UInt16, scanWindow: UInt16, parameters: HCI.ConnectionParameters
+        to peer: LEAddress?, scanInterval: UInt16, scanWindow: UInt16, parameters: HCI.ConnectionParameters
     ) async throws(HostError) {
         let host = stack.host
         let ownAddressType = await host.ownAddressType
-        let peerAddressType: AddressType = address.type.isRandom ? .random : .public
+        let target = peer ?? LEAddress(.zero, type: .public)
+        let filterPolicy: HCI.InitiatorFilterPolicy = peer == nil ? .filterAcceptList : .peerAddress
+        let peerAddressType: AddressType = target.type.isRandom ? .random : .public
         if usesExtendedCommands {
             try await host.send(
                 HCI.LEExtendedCreateConnection(
-                    ownAddressType: ownAddressType, peerAddressType: peerAddressType, peerAddress: address.address,
+                    initiatorFilterPolicy: filterPolicy, ownAddressType: ownAddressType,
+                    peerAddressType: peerAddressType, peerAddress: target.address,
                     le1M: .init(scanInterval: scanInterval, scanWindow: scanWindow, connectionParameters: parameters)))
         } else {
             try await host.send(
                 HCI.LECreateConnection(
-                    leScanInterval: scanInterval, leScanWindow: scanWindow, peerAddressType: peerAddressType,
-                    peerAddress: address.address, ownAddressType: ownAddressType, connectionParameters: parameters))
+                    leScanInterval: scanInterval, leScanWindow: scanWindow, initiatorFilterPolicy: filterPolicy,
+                    peerAddressType: peerAddressType, peerAddress: target.address, ownAddressType: ownAddressType,
+                    connectionParameters: parameters))
         }
     }
 }

@@ -64,6 +64,9 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The advertising interval is outside what the command takes, or its minimum exceeds its
     /// maximum (Vol 4 Part E §7.8.5, §7.8.53); the range allowed is given.
     case advertisingIntervalOutOfRange(allowed: ClosedRange<Duration>)
+    /// `reattach(_:)` while the manager's transport is still in use (it takes a new transport
+    /// only after the old one was lost).
+    case transportInUse
 
     public static func == (lhs: BLEError, rhs: BLEError) -> Bool {
         switch (lhs, rhs) {
@@ -72,7 +75,7 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
             (.connectionCancelled, .connectionCancelled), (.unknownPeripheral, .unknownPeripheral),
             (.unknownAttribute, .unknownAttribute), (.useSetNotifyValue, .useSetNotifyValue),
             (.transactionTimeout, .transactionTimeout), (.rssiUnavailable, .rssiUnavailable),
-            (.unsubscribed, .unsubscribed):
+            (.unsubscribed, .unsubscribed), (.transportInUse, .transportInUse):
             true
         case (.featureUnsupported(let a), .featureUnsupported(let b)): a == b
         case (.advertisingIntervalOutOfRange(let a), .advertisingIntervalOutOfRange(let b)): a == b
@@ -115,6 +118,7 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsubscribed: "the central unsubscribed before the value could be sent"
         case .featureUnsupported(let feature): "the controller does not support \(feature)"
         case .advertisingIntervalOutOfRange(let allowed): "the advertising interval must lie in \(allowed)"
+        case .transportInUse: "the manager's transport is still in use; reattach after it is lost"
         }
     }
 }
