@@ -63,7 +63,7 @@ extension ATTServerHandler {
 /// An actor on one serial executor: a simulation's (so virtual time can advance exactly when
 /// it has nothing to do) or a thread of its own. Events go out in order on `events`.
 public actor Host {
-    public let transport: any HCITransport
+    public internal(set) var transport: any HCITransport
     public let configuration: HostConfiguration
     /// The configuration's logger; the managers above log with it too.
     package nonisolated let logger: Logger
@@ -97,14 +97,14 @@ public actor Host {
     }
 
     /// Packets to the controller, sent in this order by one writer task.
-    private let outgoing: EventStream<H4Packet>.Continuation
-    private let outgoingPackets: EventStream<H4Packet>
+    var outgoing: EventStream<H4Packet>.Continuation
+    var outgoingPackets: EventStream<H4Packet>
     /// The transport when it can send synchronously (an in-process pipe).
-    let inPlaceTransport: (any InPlaceHCITransport)?
+    var inPlaceTransport: (any InPlaceHCITransport)?
 
     var runState = RunState.idle
     /// Why the transport ended on its own, once it did (the host then stopped).
-    public private(set) var lostTransport: HCITransportError?
+    public internal(set) var lostTransport: HCITransportError?
     var commandFlow = CommandFlow()
     var commandTimers: [UInt64: Task<Void, Never>] = [:]
     var acl = ACLScheduler()

@@ -46,13 +46,14 @@ struct AdvertisingTests {
         }
     }
 
-    @Test("Advertising data over 31 octets is refused with the builder's error naming the overflow")
+    @Test("Legacy advertising data over 31 octets is refused with the builder's error naming the overflow")
     func advertisingDataTooLong() async throws {
         try await TwoDevices.run { devices in
             let long = AdvertisementData(
                 localName: "a rather long local name", serviceUUIDs: [Fixture.serviceUUID])
             let error = await #expect(throws: BLEError.self) {
-                try await devices.peripheralManager.startAdvertising(long)
+                // Legacy PDUs asked for: by default, data this long goes in extended ones.
+                try await devices.peripheralManager.startAdvertising(long, options: AdvertisingOptions(format: .legacy))
             }
             guard case .advertisingDataTooLong(.tooLong(let limit, let total, let over, let structures))? = error else {
                 Issue.record("unexpected error \(String(describing: error))")
@@ -116,7 +117,7 @@ struct AdvertisingTests {
     }
 
     @Test(
-        "stopScan ends the stream only after LE Set Scan Enable (disable) completed (Core 5.4 Vol 4 Part E §7.8.11)"
+        "stopScan ends the stream only after LE Set (Extended) Scan Enable (disable) completed (Core 5.4 Vol 4 Part E §7.8.11, §7.8.65)"
     )
     func stopScanEndsStreamAfterController() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("swift-ble-\(UUID()).btsnoop").path
@@ -134,11 +135,16 @@ struct AdvertisingTests {
             var reader = try BTSnoopReader([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
             var packets: [H4Packet] = []
             while let record = try reader.next() { packets.append(try record.packet(datalink: reader.datalink)) }
-            let opcode = HCI.LESetScanEnable.opcode.rawValue
+            // A controller with extended advertising is scanned with the extended commands
+            // (§7.8.65: Enable, Filter_Duplicates, Duration, Period — six octets).
+            let extended = await central.usesExtendedCommands
+            #expect(extended)
+            let opcode = (extended ? HCI.LESetExtendedScanEnable.opcode : HCI.LESetScanEnable.opcode).rawValue
             let opcodeOctets = [UInt8(opcode & 0xFF), UInt8(opcode >> 8)]
-            // The command with LE_Scan_Enable 0 (its two parameters follow the length 2)…
+            let length: UInt8 = extended ? 6 : 2
+            // The command with its Enable 0 (its parameters follow the length)…
             let disable = try #require(
-                packets.lastIndex { $0.type == .command && Array($0.payload.prefix(4)) == opcodeOctets + [2, 0] })
+                packets.lastIndex { $0.type == .command && Array($0.payload.prefix(4)) == opcodeOctets + [length, 0] })
             // …then Command Complete (0x0E) for it with status Success.
             #expect(
                 packets[(disable + 1)...].contains {

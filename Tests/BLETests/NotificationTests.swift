@@ -150,7 +150,7 @@ struct NotificationTests {
                 case .subscribed: sequence.append("subscribed")
                 case .unsubscribed: sequence.append("unsubscribed")
                 case .disconnected: sequence.append("disconnected")
-                case .connected, .readyToUpdateSubscribers, .linkChanged: continue
+                case .connected, .readyToUpdateSubscribers, .linkChanged, .indicationConfirmed: continue
                 }
             }
             #expect(sequence == ["subscribed", "unsubscribed", "disconnected"])

@@ -1,37 +1,34 @@
 import BLEHost
 import BLEWire
 
-/// The LE Create Connection in progress (Core 5.4 Vol 4 Part E §7.8.12): one at a time, as the
-/// controller allows.
-struct ConnectionAttempt {
-    enum Outcome {
-        case connected(ConnectionHandle)
-        case failed(HCIStatus)
-    }
-
-    /// Why the host cancelled the attempt (LE Create Connection Cancel, §7.8.13).
-    enum Ending {
-        case timeout(Duration)
-        case cancelled
-        case poweredOff
-    }
-
-    let id: UInt64
+/// A caller of `connect` waiting for its attempt's outcome.
+struct ConnectionWaiter {
     let peripheral: Peripheral
-    /// The outcome, when it came before anyone waited for it.
-    var outcome: Outcome?
-    var waiter: CheckedContinuation<Outcome, Never>?
-    var ending: Ending?
-    /// LE Create Connection was accepted: a cancellation must be sent to the controller.
-    var commandSent = false
+    var outcome: Result<ConnectionHandle, BLEError>?
+    var continuation: CheckedContinuation<Result<ConnectionHandle, BLEError>, Never>?
+    var timer: Task<Void, Never>?
+}
+
+/// The central's connection attempts: the pending set and its initiator (`PendingConnections`,
+/// a value), the callers waiting, and whether a task is sending the initiator's commands.
+struct Connector {
+    var pending = PendingConnections()
+    var waiters: [UInt64: ConnectionWaiter] = [:]
+    var nextID: UInt64 = 0
+    var isDriving = false
 }
 
 /// Connecting and disconnecting (Core 5.4 Vol 3 Part C §9.3; Vol 4 Part E §7.1.6, §7.8.12,
 /// §7.8.13), Core Bluetooth's `connect(_:options:)` and `cancelPeripheralConnection(_:)`.
 extension CentralManager {
     /// Connects to `peripheral` and negotiates the link as `HostConfiguration.linkPolicy` says
-    /// (data length, PHY, ATT_MTU); on return the peripheral is `.connected`. An attempt not answered within `options.timeout` is cancelled
-    /// and throws `.connectionTimeout`. Connecting a connected peripheral returns at once.
+    /// (data length, PHY, ATT_MTU); on return the peripheral is `.connected`. As Core
+    /// Bluetooth's, the attempt waits until the device appears — however long — unless
+    /// `options.timeout` is set (then `.connectionTimeout`), the app cancels it
+    /// (`cancelPeripheralConnection`, or cancelling the calling task: `.connectionCancelled`),
+    /// or the radio goes. Any number of attempts wait at once, none behind another
+    /// (`PendingConnections`). No scan is needed: a peripheral retrieved by identifier is
+    /// initiated directly. Connecting a connected peripheral returns at once.
     public func connect(_ peripheral: Peripheral, options: ConnectOptions = ConnectOptions()) async throws(BLEError) {
         try checkPoweredOn()
         guard known[peripheral.identifier] === peripheral else { throw .unknownPeripheral }
@@ -40,16 +37,7 @@ extension CentralManager {
         case .connecting, .disconnecting: throw .connectionInProgress
         case .disconnected: break
         }
-        // One LE Create Connection at a time (§7.8.12: Command Disallowed while one is pending).
-        while attempt != nil {
-            await WaiterQueue.wait(unless: { attempt == nil }) { attemptWaiters.append($0) }
-        }
-        let id = nextAttemptID
-        nextAttemptID += 1
-        attempt = ConnectionAttempt(id: id, peripheral: peripheral)
-        var result = await run(id, peripheral, options)
-        attempt = nil
-        attemptWaiters.resumeFirst()
+        var result = await waitForConnection(peripheral, options)
         if case .success = result, state != .poweredOn {
             // Powered off while the link came up anyway: it goes down again.
             await disconnect(peripheral, reason: .remoteDeviceTerminatedPowerOff)
@@ -69,19 +57,20 @@ extension CentralManager {
         }
     }
 
-    /// Cancels a connection attempt, or disconnects (Remote User Terminated Connection, 0x13)
-    /// and returns once the link is down.
+    /// Cancels a pending connection attempt, or disconnects (Remote User Terminated
+    /// Connection, 0x13) and returns once the link is down.
     public func cancelPeripheralConnection(_ peripheral: Peripheral) async {
         guard known[peripheral.identifier] === peripheral else { return }
-        if let current = attempt, current.peripheral === peripheral {
-            await endAttempt(current.id, because: .cancelled)
+        if let id = connector.waiters.first(where: { $0.value.peripheral === peripheral && $0.value.outcome == nil })?
+            .key
+        {
+            endAttempt(id, with: .connectionCancelled)
             return
         }
         await disconnect(peripheral, reason: .remoteUserTerminatedConnection)
     }
 
-    /// Disconnects a connected peripheral with `reason` and waits for the link to go down; a
-    /// peripheral still waiting its turn to connect is taken out of the queue.
+    /// Disconnects a connected peripheral with `reason` and waits for the link to go down.
     func disconnect(_ peripheral: Peripheral, reason: HCIStatus) async {
         switch await peripheral.beginDisconnecting() {
         case .some(let handle):
@@ -101,105 +90,153 @@ extension CentralManager {
         }
     }
 
-    /// Sends LE Create Connection and waits for its outcome, the timeout or a cancellation.
-    private func run(_ id: UInt64, _ peripheral: Peripheral, _ options: ConnectOptions) async -> Result<
+    /// Adds the attempt to the pending set and waits for its outcome.
+    private func waitForConnection(_ peripheral: Peripheral, _ options: ConnectOptions) async -> Result<
         ConnectionHandle, BLEError
     > {
-        guard await peripheral.state == .connecting else { return .failure(.connectionCancelled) }
-        if let ending = attempt?.ending {
-            return .failure(Self.error(for: ending, status: .unknownConnectionIdentifier))
-        }
-        let address = peripheral.address
-        do {
-            try await stack.host.send(
-                HCI.LECreateConnection(
-                    leScanInterval: Self.scanInterval, leScanWindow: Self.scanInterval,
-                    peerAddressType: address.type.isRandom ? .random : .public, peerAddress: address.address,
-                    ownAddressType: stack.host.ownAddressType, connectionParameters: options.connectionParameters))
-        } catch {
-            return .failure(.host(error))
-        }
-        attempt?.commandSent = true
-        // Cancelled while the command was on its way: cancel it now.
-        if attempt?.ending != nil { _ = try? await stack.host.send(HCI.LECreateConnectionCancel()) }
+        let id = connector.nextID
+        connector.nextID += 1
+        connector.pending.add(
+            PendingConnections.Attempt(
+                id: id, address: peripheral.address, parameters: options.connectionParameters))
+        connector.waiters[id] = ConnectionWaiter(peripheral: peripheral)
         let stack = self.stack
-        let timer = stack.spawn { [weak self] in
-            guard await stack.sleep(for: options.timeout) else { return }
-            await self?.endAttempt(id, because: .timeout(options.timeout))
+        if let timeout = options.timeout {
+            connector.waiters[id]?.timer = stack.spawn { [weak self] in
+                guard await stack.sleep(for: timeout) else { return }
+                await self?.endAttempt(id, with: .connectionTimeout(timeout))
+            }
         }
+        stack.spawn { [weak self] in await self?.driveInitiator() }
         let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<ConnectionAttempt.Outcome, Never>) in
-                if let outcome = attempt?.outcome {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<ConnectionHandle, BLEError>, Never>) in
+                if let outcome = connector.waiters[id]?.outcome {
                     continuation.resume(returning: outcome)
                 } else {
-                    attempt?.waiter = continuation
+                    connector.waiters[id]?.continuation = continuation
                 }
             }
         } onCancel: { [weak self] in
             guard let manager = self else { return }
-            stack.spawn { await manager.endAttempt(id, because: .cancelled) }
+            stack.spawn { await manager.endAttempt(id, with: .connectionCancelled) }
         }
-        timer.cancel()
-        switch outcome {
-        case .connected(let handle):
-            return .success(handle)
-        case .failed(let status):
-            return .failure(Self.error(for: attempt?.ending, status: status))
-        }
+        connector.waiters[id]?.timer?.cancel()
+        connector.waiters[id] = nil
+        return outcome
     }
 
-    /// Why an attempt failed: the host's reason for cancelling it, else the controller's status.
-    private static func error(for ending: ConnectionAttempt.Ending?, status: HCIStatus) -> BLEError {
-        switch ending {
-        case .timeout(let timeout): .connectionTimeout(timeout)
-        case .cancelled: .connectionCancelled
-        case .poweredOff: .notPoweredOn(.poweredOff)
-        case nil: .connectionFailed(status)
-        }
+    /// Ends the pending attempt `id` with `error` (timeout, cancellation): the others go on, the
+    /// initiator is restarted without it. A connection made meanwhile is taken down again when
+    /// it comes (nobody waits for it).
+    func endAttempt(_ id: UInt64, with error: BLEError) {
+        guard connector.waiters[id]?.outcome == nil, connector.waiters[id] != nil else { return }
+        connector.pending.remove(id)
+        resolve(id, .failure(error))
+        stack.spawn { [weak self] in await self?.driveInitiator() }
     }
 
-    /// Cancels the attempt `id` if it is still waiting (§7.8.13); its LE Connection Complete
-    /// with Unknown Connection Identifier (0x02) then ends it — or, when the connection was made
-    /// meanwhile, the connection does.
-    func endAttempt(_ id: UInt64, because ending: ConnectionAttempt.Ending) async {
-        guard let current = attempt, current.id == id, current.outcome == nil, current.ending == nil else { return }
-        attempt?.ending = ending
-        // Before LE Create Connection was accepted, the attempt sees `ending` and cancels itself.
-        guard current.commandSent else { return }
-        _ = try? await stack.host.send(HCI.LECreateConnectionCancel())
+    /// Ends every pending attempt with `error` (the radio went off).
+    func endAllAttempts(with error: BLEError) async {
+        for id in connector.pending.removeAll() { resolve(id, .failure(error)) }
+        await driveInitiator()
     }
 
-    /// The attempt's outcome arrived.
-    func settleAttempt(_ outcome: ConnectionAttempt.Outcome) {
-        guard attempt != nil, attempt?.outcome == nil else { return }
-        attempt?.outcome = outcome
-        if let waiter = attempt?.waiter {
-            attempt?.waiter = nil
-            waiter.resume(returning: outcome)
+    /// The controller is gone: every pending attempt fails (Hardware Failure, 0x03).
+    func failAttemptsControllerLost() {
+        for id in connector.pending.controllerLost() { resolve(id, .failure(.connectionFailed(.hardwareFailure))) }
+    }
+
+    private func resolve(_ id: UInt64, _ outcome: Result<ConnectionHandle, BLEError>) {
+        guard connector.waiters[id] != nil, connector.waiters[id]?.outcome == nil else { return }
+        connector.waiters[id]?.outcome = outcome
+        connector.waiters[id]?.timer?.cancel()
+        if let continuation = connector.waiters[id]?.continuation {
+            connector.waiters[id]?.continuation = nil
+            continuation.resume(returning: outcome)
         }
     }
 
-    /// LE Connection Complete (§7.7.65.1) in the central role.
+    /// Sends the initiator's commands, one at a time, until it is as the pending set wants it.
+    /// One task drives at a time; an input arriving meanwhile is seen by its next turn.
+    func driveInitiator() async {
+        guard !connector.isDriving else { return }
+        connector.isDriving = true
+        defer { connector.isDriving = false }
+        while let action = connector.pending.nextAction() {
+            do throws(HostError) {
+                try await perform(action)
+                connector.pending.completed(action)
+            } catch {
+                let status: HCIStatus
+                if case .commandFailed(_, let refused) = error {
+                    status = refused
+                } else {
+                    status = .unspecifiedError
+                }
+                stack.host.logger.notice("central manager: \(action) failed: \(error)")
+                for failure in connector.pending.failed(action, status: status) {
+                    resolve(failure.id, .failure(.connectionFailed(failure.status)))
+                }
+            }
+        }
+    }
+
+    /// Sends one of the initiator's commands (Vol 4 Part E §7.8.12–§7.8.17).
+    private func perform(_ action: PendingConnections.Action) async throws(HostError) {
+        let host = stack.host
+        switch action {
+        case .createConnection(let peer, let parameters):
+            try await sendCreateConnection(
+                to: peer, scanInterval: Self.scanInterval, scanWindow: Self.scanInterval, parameters: parameters)
+        case .cancelCreateConnection:
+            try await host.send(HCI.LECreateConnectionCancel())
+        case .readFilterAcceptListSize:
+            let size = try await host.send(HCI.LEReadFilterAcceptListSize()).filterAcceptListSize
+            connector.pending.listSizeRead(Int(size))
+        case .clearFilterAcceptList:
+            try await host.send(HCI.LEClearFilterAcceptList())
+        case .addToFilterAcceptList(let address):
+            try await host.send(
+                HCI.LEAddDeviceToFilterAcceptList(
+                    addressType: address.type.isRandom ? .random : .public, address: address.address))
+        case .removeFromFilterAcceptList(let address):
+            try await host.send(
+                HCI.LERemoveDeviceFromFilterAcceptList(
+                    addressType: address.type.isRandom ? .random : .public, address: address.address))
+        }
+    }
+
+    /// LE Connection Complete with a failure status (§7.7.65.1).
+    func initiationFailed(_ status: HCIStatus) async {
+        for failure in connector.pending.initiationEnded(status: status) {
+            resolve(failure.id, .failure(.connectionFailed(failure.status)))
+        }
+        await driveInitiator()
+    }
+
+    /// LE Connection Complete (§7.7.65.1) in the central role: the attempt for that device is
+    /// settled and the initiator restarted for the others.
     func linkUp(_ info: ConnectionInfo) async {
         guard info.role == .central else { return }
-        guard let current = attempt, current.outcome == nil,
-            current.peripheral.address.address == info.peerAddress.address,
-            current.peripheral.address.type.isRandom == info.peerAddress.type.isRandom
-        else {
-            // A connection nobody here asked for.
+        let settled = connector.pending.connected(to: info.peerAddress)
+        guard let first = settled.first, let peripheral = connector.waiters[first]?.peripheral else {
+            // A connection nobody here asks for (any more).
             await stack.host.disconnect(info.handle)
+            await driveInitiator()
             return
         }
-        links[info.handle] = current.peripheral
-        await current.peripheral.didConnect(handle: info.handle)
-        settleAttempt(.connected(info.handle))
-        eventSink.yield(.connected(current.peripheral))
+        links[info.handle] = peripheral
+        await peripheral.didConnect(handle: info.handle)
+        for id in settled { resolve(id, .success(info.handle)) }
+        eventSink.yield(.connected(peripheral))
+        await driveInitiator()
     }
 
     /// Disconnection Complete (§7.7.5).
     func linkDown(_ handle: ConnectionHandle, reason: HCIStatus) async {
         guard let peripheral = links.removeValue(forKey: handle) else { return }
-        await peripheral.didDisconnect()
+        await peripheral.didDisconnect(reason: reason)
         eventSink.yield(.disconnected(peripheral, reason: reason))
     }
 }

@@ -34,20 +34,16 @@ extension CentralManager {
             guard case .cancelled = termination, let manager = self else { return }
             stack.spawn { await manager.scanAbandoned(id) }
         }
-        let host = stack.host
         do {
             // Scan parameters cannot change while scanning (Vol 4 Part E §7.8.10).
             if controllerScanning {
                 controllerScanning = false
-                try await host.send(HCI.LESetScanEnable(leScanEnable: false))
+                try await sendScanEnable(false)
             }
-            try await host.send(
-                HCI.LESetScanParameters(
-                    leScanType: options.active ? .active : .passive, leScanInterval: Self.scanInterval,
-                    leScanWindow: Self.scanWindow, ownAddressType: host.ownAddressType))
+            try await sendScanParameters(active: options.active, interval: Self.scanInterval, window: Self.scanWindow)
             // Duplicates are filtered here, not by the controller, so that scan responses and
             // service filters see every report.
-            try await host.send(HCI.LESetScanEnable(leScanEnable: true, filterDuplicates: false))
+            try await sendScanEnable(true)
             controllerScanning = true
         } catch {
             if scan?.id == id { scan = nil }
@@ -66,7 +62,7 @@ extension CentralManager {
         scan = nil
         if controllerScanning {
             controllerScanning = false
-            _ = try? await stack.host.send(HCI.LESetScanEnable(leScanEnable: false))
+            _ = try? await sendScanEnable(false)
         }
         active?.continuation.finish()
     }

@@ -18,18 +18,19 @@ public enum CentralManagerEvent: Sendable {
     case disconnected(Peripheral, reason: HCIStatus)
 }
 
-/// How to connect (Core Bluetooth's connect options, plus a timeout Core Bluetooth does not
-/// have).
+/// How to connect (Core Bluetooth's connect options, plus an optional timeout Core Bluetooth
+/// does not have).
 public struct ConnectOptions: Sendable, Hashable {
     /// How long to try before the attempt is cancelled, on the host's clock (virtual time on the
-    /// virtual radio).
-    public var timeout: Duration
+    /// virtual radio); nil, the default, waits until the device appears or the app cancels, as
+    /// Core Bluetooth does.
+    public var timeout: Duration?
     /// The connection parameters asked for (Core 5.4 Vol 4 Part E §7.8.12); default 30 ms
     /// interval, 4 s supervision timeout.
     public var connectionParameters: HCI.ConnectionParameters
 
     public init(
-        timeout: Duration = .seconds(10),
+        timeout: Duration? = nil,
         connectionParameters: HCI.ConnectionParameters = HCI.ConnectionParameters(
             connectionIntervalMin: 24, connectionIntervalMax: 24, supervisionTimeout: 400)
     ) {
@@ -49,9 +50,10 @@ public actor CentralManager: PoweredManager {
     package nonisolated let stack: HostStack
     public nonisolated var unownedExecutor: UnownedSerialExecutor { stack.executor.asUnownedSerialExecutor() }
 
-    /// Connections made and lost, in order. One listener.
-    public nonisolated let events: EventStream<CentralManagerEvent>
-    let eventSink: EventStream<CentralManagerEvent>.Continuation
+    /// Connections made and lost, in order. Each access is a new listener that sees what happens
+    /// from then on (any number of listeners; one going away leaves the others).
+    public nonisolated var events: EventStream<CentralManagerEvent> { eventSink.stream() }
+    let eventSink = Broadcast<CentralManagerEvent>()
 
     var power = ManagerPower()
     public var state: ManagerState { power.state }
@@ -70,23 +72,41 @@ public actor CentralManager: PoweredManager {
 
     /// Every peripheral seen, by identifier.
     var known: [UUID: Peripheral] = [:]
+    /// The identities seen, also by earlier managers when kept in a file.
+    var knownPeripherals: KnownPeripherals
+    /// Writes of the known-peripherals file that failed (each logged).
+    public internal(set) var knownPeripheralsWriteFailures = 0
     /// Connected peripherals by connection handle.
     var links: [ConnectionHandle: Peripheral] = [:]
-    /// The one LE Create Connection in progress, and those waiting their turn.
-    var attempt: ConnectionAttempt?
-    var attemptWaiters = WaiterQueue()
-    var nextAttemptID: UInt64 = 0
+    /// The pending connection attempts and the initiator serving them.
+    var connector = Connector()
 
     /// A manager with a host of its own on `radio` (a new controller on a virtual radio).
     public init(radio: Radio, configuration: HostConfiguration = HostConfiguration()) async {
+        await self.init(radio: radio, configuration: configuration, knownPeripherals: KnownPeripherals())
+    }
+
+    /// A manager that remembers every peripheral it sees in the JSON file at
+    /// `knownPeripheralsFile` (created when missing), so that `retrievePeripherals` answers for
+    /// peripherals seen by earlier managers and processes. A file that cannot be read as one
+    /// throws and is left as it is.
+    public init(
+        radio: Radio, configuration: HostConfiguration = HostConfiguration(), knownPeripheralsFile: String
+    ) async throws(KnownPeripheralsError) {
+        let remembered = try KnownPeripherals(loading: knownPeripheralsFile)
+        await self.init(radio: radio, configuration: configuration, knownPeripherals: remembered)
+    }
+
+    private init(radio: Radio, configuration: HostConfiguration, knownPeripherals: KnownPeripherals) async {
         stack = await HostStack.make(radio, configuration: configuration)
-        (events, eventSink) = EventStream.makeStream(of: CentralManagerEvent.self)
+        self.knownPeripherals = knownPeripherals
     }
 
     // MARK: Power
 
     /// Why the controller is gone, once the transport to it ended on its own (the state is then
-    /// `.poweredOff` for good, and calls that need the radio throw `.host(.transport(_))`).
+    /// `.poweredOff` until `reattach(_:)`, and calls that need the radio throw
+    /// `.host(.transport(_))`).
     public var lostTransport: HCITransportError? { power.lostTransport }
 
     /// The state now, then every change.
@@ -110,7 +130,7 @@ public actor CentralManager: PoweredManager {
     public func powerOff() async {
         guard power.powerOff() else { return }
         await stopScan()
-        if let current = attempt { await endAttempt(current.id, because: .poweredOff) }
+        await endAllAttempts(with: .notPoweredOn(.poweredOff))
         for handle in links.keys.sorted() {
             guard let peripheral = links[handle] else { continue }
             await disconnect(peripheral, reason: .remoteDeviceTerminatedPowerOff)
@@ -127,7 +147,8 @@ public actor CentralManager: PoweredManager {
     }
 
     /// The transport to the controller ended (each link is reported down right after): the
-    /// radio is gone for good — the scan ends, a connection attempt fails (Hardware Failure).
+    /// radio is gone until `reattach(_:)` — the scan ends, pending attempts fail (Hardware
+    /// Failure).
     func transportLost(_ error: HCITransportError) {
         guard power.transportLost(error) else { return }
         stack.host.logger.error("central manager: the controller is gone (\(error)); state \(state)")
@@ -135,16 +156,18 @@ public actor CentralManager: PoweredManager {
         scan = nil
         controllerScanning = false
         active?.continuation.finish()
-        settleAttempt(.failed(.hardwareFailure))
+        failAttemptsControllerLost()
     }
 
     func checkPoweredOn() throws(BLEError) { try power.checkPoweredOn() }
 
     // MARK: Peripherals
 
-    /// The peripherals with these identifiers that this manager has seen.
+    /// The peripherals with these identifiers that this manager has seen — or, with a
+    /// known-peripherals file, any manager before it. `connect` on one goes straight to LE
+    /// Create Connection, without a scan.
     public func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [Peripheral] {
-        identifiers.compactMap { known[$0] }
+        identifiers.compactMap { known[$0] ?? recalled($0) }
     }
 
     /// The connected peripherals offering one of `serviceUUIDs` among the services discovered
@@ -170,6 +193,7 @@ public actor CentralManager: PoweredManager {
         if let peripheral = known[identifier] { return peripheral }
         let peripheral = Peripheral(address: address, stack: stack, name: name)
         known[identifier] = peripheral
+        remember(address, name: name)
         return peripheral
     }
 
@@ -207,10 +231,10 @@ public actor CentralManager: PoweredManager {
                 manager.links[handle]?.inPlace(passing: handle) { $0.becameReady($1) }
             }
             return true
-        case .encryptionChanged, .longTermKeyRequest, .hardwareError, .other:
+        case .encryptionChanged, .longTermKeyRequest, .other:
             return true
         case .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected,
-            .transportLost, .connectionUpdated, .attMTUChanged:
+            .transportLost, .connectionUpdated, .attMTUChanged, .hardwareError:
             return false
         }
     }
@@ -224,7 +248,7 @@ public actor CentralManager: PoweredManager {
         case .connected(let info):
             await linkUp(info)
         case .connectionFailed(let status):
-            settleAttempt(.failed(status))
+            await initiationFailed(status)
         case .disconnected(let handle, let reason):
             await linkDown(handle, reason: reason)
         case .notification(let handle, let attributeHandle, let value),
@@ -239,7 +263,9 @@ public actor CentralManager: PoweredManager {
             await links[info.handle]?.linkChanged(info.handle)
         case .attMTUChanged(let handle, _):
             await links[handle]?.linkChanged(handle)
-        case .encryptionChanged, .longTermKeyRequest, .hardwareError, .other:
+        case .hardwareError(let code):
+            hardwareErrorReported(code)
+        case .encryptionChanged, .longTermKeyRequest, .other:
             return
         }
     }

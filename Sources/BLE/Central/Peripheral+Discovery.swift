@@ -11,11 +11,11 @@ extension Peripheral {
         let (client, count) = try client()
         var found: [DiscoveredService] = []
         do {
-            if let serviceUUIDs, !serviceUUIDs.isEmpty {
-                for uuid in serviceUUIDs { found += try await client.discoverPrimaryServices(withUUID: uuid) }
-                found.sort { $0.startHandle < $1.startHandle }
-            } else {
-                found = try await client.discoverPrimaryServices()
+            found = try await serialised { () async throws(GATTError) in
+                guard let serviceUUIDs, !serviceUUIDs.isEmpty else { return try await client.discoverPrimaryServices() }
+                var matching: [DiscoveredService] = []
+                for uuid in serviceUUIDs { matching += try await client.discoverPrimaryServices(withUUID: uuid) }
+                return matching.sorted { $0.startHandle < $1.startHandle }
             }
         } catch {
             throw BLEError(error)
@@ -40,7 +40,9 @@ extension Peripheral {
         let record = try locate(service)
         var found: [DiscoveredIncludedService]
         do {
-            found = try await client.discoverIncludedServices(for: record.service)
+            found = try await serialised { () async throws(GATTError) in
+                try await client.discoverIncludedServices(for: record.service)
+            }
         } catch {
             throw BLEError(error)
         }
@@ -76,7 +78,9 @@ extension Peripheral {
         let record = try locate(service)
         var found: [DiscoveredCharacteristic]
         do {
-            found = try await client.discoverCharacteristics(for: record.service)
+            found = try await serialised { () async throws(GATTError) in
+                try await client.discoverCharacteristics(for: record.service)
+            }
         } catch {
             throw BLEError(error)
         }
@@ -107,7 +111,9 @@ extension Peripheral {
         let (_, _, record) = try locate(characteristic)
         let found: [DiscoveredDescriptor]
         do {
-            found = try await client.discoverDescriptors(for: record.discovered)
+            found = try await serialised { () async throws(GATTError) in
+                try await client.discoverDescriptors(for: record.discovered)
+            }
         } catch {
             throw BLEError(error)
         }

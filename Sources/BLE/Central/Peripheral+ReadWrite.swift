@@ -17,7 +17,9 @@ extension Peripheral {
         guard record.discovered.properties.contains(.read) else { throw .propertyNotSupported(required: .read) }
         let value: [UInt8]
         do {
-            value = try await client.readLongValue(handle: record.discovered.valueHandle)
+            value = try await serialised { () async throws(GATTError) in
+                try await client.readLongValue(handle: record.discovered.valueHandle)
+            }
         } catch {
             throw BLEError(error)
         }
@@ -36,7 +38,9 @@ extension Peripheral {
         _ = try locate(descriptor)
         let value: [UInt8]
         do {
-            value = try await client.readLongDescriptor(handle: descriptor.handle)
+            value = try await serialised { () async throws(GATTError) in
+                try await client.readLongDescriptor(handle: descriptor.handle)
+            }
         } catch {
             throw BLEError(error)
         }
@@ -67,10 +71,12 @@ extension Peripheral {
                 throw .valueTooLong(length: data.count, maximum: Self.maximumValueLength)
             }
             do {
-                if data.count <= mtu - 3 {
-                    try await client.writeValue(data, handle: handle)
-                } else {
-                    try await client.writeLongValue(data, handle: handle)
+                try await serialised { () async throws(GATTError) in
+                    if data.count <= mtu - 3 {
+                        try await client.writeValue(data, handle: handle)
+                    } else {
+                        try await client.writeLongValue(data, handle: handle)
+                    }
                 }
             } catch {
                 throw BLEError(error)
@@ -112,10 +118,12 @@ extension Peripheral {
         }
         let mtu = await mtu
         do {
-            if data.count <= mtu - 3 {
-                try await client.writeDescriptor(data, handle: descriptor.handle)
-            } else {
-                try await client.writeLongDescriptor(data, handle: descriptor.handle)
+            try await serialised { () async throws(GATTError) in
+                if data.count <= mtu - 3 {
+                    try await client.writeDescriptor(data, handle: descriptor.handle)
+                } else {
+                    try await client.writeLongDescriptor(data, handle: descriptor.handle)
+                }
             }
         } catch {
             throw BLEError(error)
@@ -141,8 +149,10 @@ extension Peripheral {
             throw .protocolViolation("\(characteristic) has no Client Characteristic Configuration descriptor")
         }
         do {
-            try await client.setNotifyValue(
-                enabled, for: record.discovered, descriptorHandle: descriptor.discovered.handle)
+            try await serialised { () async throws(GATTError) in
+                try await client.setNotifyValue(
+                    enabled, for: record.discovered, descriptorHandle: descriptor.discovered.handle)
+            }
         } catch {
             throw BLEError(error)
         }

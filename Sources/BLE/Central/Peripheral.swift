@@ -18,6 +18,10 @@ public enum PeripheralEvent: Sendable {
     /// The link changed: connection parameters, PHY, data length or ATT_MTU (Core 5.4 Vol 4
     /// Part E §7.7.65.3, §7.7.65.12, §7.7.65.7; Vol 3 Part F §3.4.2).
     case linkChanged(LinkParameters)
+    /// The link went down (Disconnection Complete, Core 5.4 Vol 4 Part E §7.7.5) with the
+    /// controller's reason, as the manager's `.disconnected` reports it
+    /// (`centralManager(_:didDisconnectPeripheral:error:)`, seen from the peripheral).
+    case disconnected(reason: HCIStatus)
 }
 
 /// A remote peripheral as a central sees it (Core Bluetooth's `CBPeripheral`): found by a
@@ -57,6 +61,8 @@ public actor Peripheral {
     var valueListeners: [UInt16: Subscribers<[UInt8]>] = [:]
     var eventListeners = Subscribers<PeripheralEvent>()
     var disconnectionWaiters = WaiterQueue()
+    /// One GATT procedure at a time (`serialised`).
+    var procedureGate = ProcedureGate()
     var readinessArmed = false
     /// The Service Changed characteristic value handle, once indications of it are enabled on
     /// this connection (Core 5.4 Vol 3 Part G §7.1).
@@ -187,8 +193,9 @@ public actor Peripheral {
         serviceChangedHandle = nil
     }
 
-    /// The link is gone: what was discovered is forgotten, value streams end, waiters resume.
-    func didDisconnect() {
+    /// The link is gone: what was discovered is forgotten, value streams end, waiters resume,
+    /// and the peripheral's own listeners hear why.
+    func didDisconnect(reason: HCIStatus) {
         link = .disconnected
         serviceRecords = [:]
         servicesDiscovered = false
@@ -198,6 +205,7 @@ public actor Peripheral {
         readinessArmed = false
         reportedLink = nil
         disconnectionWaiters.resumeAll()
+        eventListeners.yield(.disconnected(reason: reason))
     }
 
     /// Returns once the peripheral is disconnected.

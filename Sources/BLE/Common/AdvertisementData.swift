@@ -92,6 +92,14 @@ public struct AdvertisementData: Sendable, Hashable {
     /// name as a Complete Local Name — within 31 octets, or the builder's error naming the
     /// overflow.
     func legacyAdvertisingData(includingName: Bool = true) throws(AdvertisingDataError) -> AdvertisingData {
+        try payload(includingName: includingName, limit: .legacy)
+    }
+
+    /// The same structures within `limit` (extended advertising: up to 1,650 octets, Vol 4
+    /// Part E §7.8.54).
+    func payload(includingName: Bool = true, limit: AdvertisingDataBuilder.Limit)
+        throws(AdvertisingDataError) -> AdvertisingData
+    {
         var builder = AdvertisingDataBuilder()
         try builder.append(.flags(.leOnlyGeneralDiscoverable))
         if !serviceUUIDs.isEmpty { try builder.append(.serviceUUIDs(complete: true, serviceUUIDs)) }
@@ -105,7 +113,7 @@ public struct AdvertisementData: Sendable, Hashable {
         }
         if let txPowerLevel { try builder.append(.txPowerLevel(txPowerLevel)) }
         if includingName, let localName { try builder.append(.localName(complete: true, localName)) }
-        return try builder.build(limit: .legacy)
+        return try builder.build(limit: limit)
     }
 
     /// The advertising PDU's data and, with `localNameInScanResponse`, the scan response

@@ -59,6 +59,17 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An L2CAP channel could not open (the peer's refusal, Core 5.4 Vol 3 Part A §4.23), or
     /// ended (closed, the peer's violation, the link gone).
     case l2cap(L2CAPChannelError)
+    /// The central unsubscribed from the characteristic before the value could go to it
+    /// (`updateValueWhenReady`; Client Characteristic Configuration, Vol 3 Part G §3.3.3.3).
+    case unsubscribed
+    /// The controller lacks what the call needs (its LE features, Vol 6 Part B §4.6).
+    case featureUnsupported(ControllerFeature)
+    /// The advertising interval is outside what the command takes, or its minimum exceeds its
+    /// maximum (Vol 4 Part E §7.8.5, §7.8.53); the range allowed is given.
+    case advertisingIntervalOutOfRange(allowed: ClosedRange<Duration>)
+    /// `reattach(_:)` while the manager's transport is still in use (it takes a new transport
+    /// only after the old one was lost).
+    case transportInUse
 
     public static func == (lhs: BLEError, rhs: BLEError) -> Bool {
         switch (lhs, rhs) {
@@ -66,8 +77,11 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case (.closed, .closed), (.notConnected, .notConnected), (.connectionInProgress, .connectionInProgress),
             (.connectionCancelled, .connectionCancelled), (.unknownPeripheral, .unknownPeripheral),
             (.unknownAttribute, .unknownAttribute), (.useSetNotifyValue, .useSetNotifyValue),
-            (.transactionTimeout, .transactionTimeout), (.rssiUnavailable, .rssiUnavailable):
+            (.transactionTimeout, .transactionTimeout), (.rssiUnavailable, .rssiUnavailable),
+            (.unsubscribed, .unsubscribed), (.transportInUse, .transportInUse):
             true
+        case (.featureUnsupported(let a), .featureUnsupported(let b)): a == b
+        case (.advertisingIntervalOutOfRange(let a), .advertisingIntervalOutOfRange(let b)): a == b
         case (.connectionTimeout(let a), .connectionTimeout(let b)): a == b
         case (.connectionFailed(let a), .connectionFailed(let b)): a == b
         case (.disconnected(let a), .disconnected(let b)): a == b
@@ -106,6 +120,10 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .database(let error): "attribute database: \(error)"
         case .host(let error): "host: \(error)"
         case .l2cap(let error): "L2CAP channel: \(error)"
+        case .unsubscribed: "the central unsubscribed before the value could be sent"
+        case .featureUnsupported(let feature): "the controller does not support \(feature)"
+        case .advertisingIntervalOutOfRange(let allowed): "the advertising interval must lie in \(allowed)"
+        case .transportInUse: "the manager's transport is still in use; reattach after it is lost"
         }
     }
 }

@@ -42,6 +42,12 @@ struct ManagerPower {
 
     mutating func transportLost(_ error: HCITransportError) -> Bool { apply { $0.transportLost(error) } }
 
+    mutating func hardwareError() -> Bool { apply { $0.hardwareError() } }
+
+    mutating func recoveryEnded(succeeded: Bool) { apply { $0.recoveryEnded(succeeded: succeeded) } }
+
+    mutating func reattach() -> Bool { apply { $0.reattach() } }
+
     /// Keeps `waiter` until the reset under way ends.
     mutating func waitOutReset(_ waiter: WaiterQueue.Waiter) {
         resetWaiters.append(waiter)

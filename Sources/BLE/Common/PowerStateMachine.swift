@@ -15,10 +15,14 @@ struct PowerStateMachine: Hashable {
         /// The host's first start is under way.
         case starting
         case on
+        /// The controller reported a Hardware Error and is being reset (Core 5.4 Vol 4 Part E
+        /// §7.7.16); `on` is the phase to return to. Reported as `.resetting`.
+        case recovering(on: Bool)
         /// The host could not be brought up.
         case unsupported
         /// The transport to the controller ended on its own (the controller was killed or
-        /// unplugged): the host stopped and cannot start again. Reported as `.poweredOff`.
+        /// unplugged): the host stopped, until a new transport is attached (`reattach()`).
+        /// Reported as `.poweredOff`.
         case transportLost(HCITransportError)
     }
 
@@ -41,7 +45,7 @@ struct PowerStateMachine: Hashable {
     var state: ManagerState {
         switch phase {
         case .off, .transportLost: .poweredOff
-        case .starting: .resetting
+        case .starting, .recovering: .resetting
         case .on: .poweredOn
         case .unsupported: .unsupported
         }
@@ -56,7 +60,7 @@ struct PowerStateMachine: Hashable {
     /// A first power-on brought the host up.
     var hostStarted: Bool {
         switch phase {
-        case .on, .off(hostStarted: true): true
+        case .on, .off(hostStarted: true), .recovering: true
         case .off(hostStarted: false), .starting, .unsupported, .transportLost: false
         }
     }
@@ -65,7 +69,7 @@ struct PowerStateMachine: Hashable {
         switch phase {
         // A reset under way is waited out even by a closed manager; after it, a closed one
         // refuses.
-        case .starting:
+        case .starting, .recovering:
             return .waitOutReset
         case _ where isClosed:
             return .fail(.closed)
@@ -91,6 +95,7 @@ struct PowerStateMachine: Hashable {
 
     /// True when the radio was on and is now off: the manager then stops what it was doing.
     mutating func powerOff() -> Bool {
+        if phase == .recovering(on: true) { phase = .recovering(on: false) }
         guard phase == .on else { return false }
         phase = .off(hostStarted: true)
         return true
@@ -105,6 +110,32 @@ struct PowerStateMachine: Hashable {
     mutating func transportLost(_ error: HCITransportError) -> Bool {
         if case .transportLost = phase { return false }
         phase = .transportLost(error)
+        return true
+    }
+
+    /// An HCI Hardware Error: true when the manager resets the controller now (its host was
+    /// started and no reset is under way); `.resetting` until `recoveryEnded`.
+    mutating func hardwareError() -> Bool {
+        switch phase {
+        case .on: phase = .recovering(on: true)
+        case .off(hostStarted: true): phase = .recovering(on: false)
+        case .off(hostStarted: false), .starting, .recovering, .unsupported, .transportLost: return false
+        }
+        return true
+    }
+
+    /// The reset after a Hardware Error ended: back to the phase before, or `.unsupported`
+    /// when the controller did not come back.
+    mutating func recoveryEnded(succeeded: Bool) {
+        guard case .recovering(let on) = phase else { return }
+        phase = succeeded ? (on ? .on : .off(hostStarted: true)) : .unsupported
+    }
+
+    /// A new transport replaces the lost one: true when the host starts again on it
+    /// (`.resetting`, then `hostStartEnded`).
+    mutating func reattach() -> Bool {
+        guard case .transportLost = phase, !isClosed else { return false }
+        phase = .starting
         return true
     }
 

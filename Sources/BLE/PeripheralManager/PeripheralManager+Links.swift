@@ -91,6 +91,7 @@ extension PeripheralManager {
                 subscriptions[handle, default: [:]][valueHandle] = subscription
             } else {
                 subscriptions[handle]?[valueHandle] = nil
+                wakeUpdateWaiters(on: handle, valueHandle: valueHandle, with: .unsubscribed)
             }
             guard let characteristic = characteristicSnapshot(valueHandle: valueHandle) else { return }
             let central = central(handle)
@@ -117,7 +118,7 @@ extension PeripheralManager {
         eventSink.yield(.connected(central(info.handle)))
         guard advertisement != nil, state == .poweredOn else { return }
         do {
-            try await stack.host.send(HCI.LESetAdvertisingEnable(advertisingEnable: true))
+            try await resumeAdvertising()
         } catch {
             advertisement = nil
         }
@@ -138,6 +139,7 @@ extension PeripheralManager {
             }
         }
         indicationsInFlight[handle] = nil
+        unanswered.linkEnded(GATTConnectionID(handle))
         for (token, continuation) in pendingReads where token.connection.handle == handle {
             pendingReads[token] = nil
             continuation.resume(returning: .error(.unlikelyError))
@@ -146,6 +148,7 @@ extension PeripheralManager {
             pendingWrites[token] = nil
             continuation.resume(returning: .error(.unlikelyError))
         }
+        wakeUpdateWaiters(on: handle, with: .disconnected(reason))
         eventSink.yield(.disconnected(central, reason: reason))
         if centrals.isEmpty { centralsGoneWaiters.resumeAll() }
         checkReadiness()

@@ -12,12 +12,14 @@ extension PeripheralManager {
         switch request.kind {
         case .read(let token):
             guard let continuation = pendingReads.removeValue(forKey: token) else { return }
+            unanswered.answered(token)
             switch result {
             case .success: continuation.resume(returning: .value(request.value ?? []))
             case .error(let code): continuation.resume(returning: .error(code))
             }
         case .write(let token):
             guard let continuation = pendingWrites.removeValue(forKey: token) else { return }
+            unanswered.answered(token)
             switch result {
             case .success: continuation.resume(returning: .success)
             case .error(let code): continuation.resume(returning: .error(code))
@@ -53,7 +55,7 @@ extension PeripheralManager {
             // The link may have gone while the request was being built.
             guard centrals[handle] != nil else { return continuation.resume(returning: .error(.unlikelyError)) }
             pendingReads[read.token] = continuation
-            readSink.yield(request)
+            offer(request, token: read.token, to: readSink)
         }
     }
 
@@ -72,7 +74,7 @@ extension PeripheralManager {
         return await withCheckedContinuation { continuation in
             guard centrals[handle] != nil else { return continuation.resume(returning: .error(.unlikelyError)) }
             pendingWrites[write.token] = continuation
-            writeSink.yield(requests)
+            offer(requests, token: write.token, to: writeSink)
         }
     }
 

@@ -56,6 +56,8 @@ extension PeripheralManager {
         for connection in subscriptions.keys {
             subscriptions[connection] = subscriptions[connection]?.filter { !valueHandles.contains($0.key) }
         }
+        // Callers of `updateValueWhenReady` for these characteristics find them gone.
+        wakeUpdateWaiters()
     }
 
     /// Sends a Service Changed indication naming `range` (Core 5.4 Vol 3 Part G §7.1) to every

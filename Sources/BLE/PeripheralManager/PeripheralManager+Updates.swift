@@ -81,6 +81,7 @@ extension PeripheralManager {
             stack.spawn { [weak self] in
                 do {
                     try await host.indicate(value, attributeHandle: valueHandle, on: connection)
+                    await self?.indicationConfirmed(valueHandle, on: connection)
                 } catch {
                     host.logger.notice(
                         "indication of handle \(valueHandle) on link \(connection.rawValue) not confirmed: \(error)")
@@ -104,7 +105,7 @@ extension PeripheralManager {
     }
 
     /// Whether a central can take an update now.
-    private func isReady(_ connection: ConnectionHandle, indicate: Bool) -> Bool {
+    func isReady(_ connection: ConnectionHandle, indicate: Bool) -> Bool {
         if indicate { return indicationsInFlight[connection, default: 0] == 0 }
         return stack.inPlace(passing: connection) { $0.canSendWithoutResponse(on: $1) }
     }
@@ -120,7 +121,7 @@ extension PeripheralManager {
         }
     }
 
-    private func indicationEnded(_ connection: ConnectionHandle) {
+    func indicationEnded(_ connection: ConnectionHandle) {
         if let count = indicationsInFlight[connection] {
             indicationsInFlight[connection] = count > 1 ? count - 1 : nil
         }
@@ -130,6 +131,7 @@ extension PeripheralManager {
     /// Reports `.readyToUpdateSubscribers` once every connected central has room; a central
     /// still without room is asked to report it.
     func checkReadiness() {
+        wakeUpdateWaiters()
         guard readinessPending else { return }
         for connection in centrals.keys.sorted() {
             guard indicationsInFlight[connection, default: 0] == 0 else { return }

@@ -19,6 +19,9 @@ public enum PeripheralManagerEvent: Sendable {
     case disconnected(Central, reason: HCIStatus)
     /// A central's link changed: connection parameters, PHY, data length or ATT_MTU.
     case linkChanged(Central, LinkParameters)
+    /// A central confirmed an indication of the characteristic (Handle Value Confirmation,
+    /// Vol 3 Part F §3.4.7.3).
+    case indicationConfirmed(Central, Characteristic)
 }
 
 /// The peripheral role (Core Bluetooth's `CBPeripheralManager`; Core 5.4 Vol 3 Part C §9.3 for
@@ -82,6 +85,12 @@ public actor PeripheralManager: PoweredManager {
     var readinessPending = false
     /// Published L2CAP PSMs and who takes their channels.
     var channels = PublishedChannels()
+    /// `updateValueWhenReady` callers waiting for room (PeripheralManager+AwaitingUpdates.swift).
+    var updateWaiters: [UpdateWaiter] = []
+    /// Requests answered for the app when it did not (PeripheralManager+UnansweredRequests.swift).
+    var unanswered = UnansweredRequests()
+    /// How advertising goes to the controller (PeripheralManager+AdvertisingOptions.swift).
+    var advertising = AdvertisingCommands()
 
     /// A manager with a host of its own on `radio`, publishing the GAP service `gap`.
     public init(
@@ -129,6 +138,7 @@ public actor PeripheralManager: PoweredManager {
     func prepareHostStart() async {
         await stack.host.setATTServer(server)
         await startPumps()
+        watchRequestListeners()
     }
 
     /// Powers the radio off: advertising stops and every central is disconnected (Remote

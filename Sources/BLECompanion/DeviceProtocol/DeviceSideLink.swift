@@ -241,7 +241,7 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         case .readyToUpdateSubscribers:
             readinessGeneration += 1
             readinessWaiters.resumeAll()
-        case .subscribed, .unsubscribed, .connected, .linkChanged:
+        case .subscribed, .unsubscribed, .connected, .linkChanged, .indicationConfirmed:
             break
         }
         managerEventSink.yield(event)

@@ -1,4 +1,5 @@
 import BLE
+import BLEHost
 import BLETransport
 import Foundation
 import GRDB
@@ -84,7 +85,7 @@ public final class KnownDevices: Sendable {
     deinit { broadcast.finish() }
 
     /// Changes from now on: devices added, re-bound, forgotten.
-    public func events() -> AsyncStream<KnownDevicesEvent> { broadcast.subscribe() }
+    public func events() -> EventStream<KnownDevicesEvent> { broadcast.stream() }
 
     // MARK: Look-ups
 

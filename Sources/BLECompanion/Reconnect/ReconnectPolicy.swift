@@ -17,13 +17,14 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public var maximumAttempts: Int?
     /// How long one attempt scans for the device.
     public var scanTimeout: Duration
-    /// How one attempt connects.
+    /// How one attempt connects; by default it gives up after 10 s (a pending connect would
+    /// otherwise wait for ever, and the policy's backoff would never run).
     public var connectOptions: ConnectOptions
 
     public init(
         initialDelay: Duration = .seconds(1), multiplier: Double = 2, maximumDelay: Duration = .seconds(60),
         jitter: Double = 0.2, maximumAttempts: Int? = nil, scanTimeout: Duration = .seconds(10),
-        connectOptions: ConnectOptions = ConnectOptions()
+        connectOptions: ConnectOptions = ConnectOptions(timeout: .seconds(10))
     ) {
         self.initialDelay = initialDelay
         self.multiplier = multiplier

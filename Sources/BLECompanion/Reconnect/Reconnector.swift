@@ -39,7 +39,8 @@ public actor Reconnector {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { central.unownedExecutor }
 
     /// - Parameters:
-    ///   - centralEvents: the central's events (`central.events`, which has one listener).
+    ///   - centralEvents: the central's events (`central.events`: a listener of its own, from when
+    ///     it was asked for).
     ///   - random: draws the jitter; seed it for reproducible waits.
     public init(
         device key: DeviceKey, central: CentralManager, centralEvents: EventStream<CentralManagerEvent>,

@@ -43,17 +43,17 @@ extension Host {
 
 /// A clock's time as the duration since an origin: deadlines become plain values that any
 /// clock — the wall clock, a simulation's virtual one — can sleep until.
-struct HostTimeline: Sendable {
+package struct HostTimeline: Sendable {
     private let elapsed: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
 
-    init<C: Clock<Duration>>(_ clock: C) {
+    package init<C: Clock<Duration>>(_ clock: C) {
         let origin = clock.now
         elapsed = { origin.duration(to: clock.now) }
         sleeper = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
     }
 
-    func now() -> Duration { elapsed() }
+    package func now() -> Duration { elapsed() }
 
-    func sleep(until deadline: Duration) async throws { try await sleeper(deadline) }
+    package func sleep(until deadline: Duration) async throws { try await sleeper(deadline) }
 }

@@ -38,7 +38,9 @@ struct DeviceArguments: ParsableArguments {
             do {
                 try await attempt("powering on") { try await central.powerOn() }
                 let peripheral = try await Self.find(address, central: central, session: session, timeout: timeout)
-                try await attempt("connecting to \(address)") { try await central.connect(peripheral) }
+                try await attempt("connecting to \(address)") {
+                    try await central.connect(peripheral, options: .atTerminal)
+                }
                 let result = try await body(peripheral, session)
                 // Remote User Terminated Connection (0x13), rather than the power-off of close().
                 await central.cancelPeripheralConnection(peripheral)

@@ -119,7 +119,9 @@ struct OTACommand: AsyncParsableCommand {
         _ address: BluetoothAddress, central: CentralManager, session: RadioSession, timeout: Double
     ) async throws -> DeviceLink<HeadsetProtocol> {
         let peripheral = try await DeviceArguments.find(address, central: central, session: session, timeout: timeout)
-        try await attempt("connecting to \(address)") { try await central.connect(peripheral) }
+        try await attempt("connecting to \(address)") {
+            try await central.connect(peripheral, options: .atTerminal)
+        }
         do {
             return try await DeviceLink.open(
                 peripheral, speaking: HeadsetProtocol.self,

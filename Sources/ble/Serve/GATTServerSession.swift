@@ -38,7 +38,10 @@ struct GATTServerSession: Sendable {
                     characteristic: characteristic, value: behaviour.initialValue, updates: behaviour.updates)
             }
         }
-        try await attempt("advertising") { try await manager.startAdvertising(document.advertisement) }
+        // Legacy PDUs, which every scanner hears (the description's 31-octet rule, docs/gatt-json.md).
+        try await attempt("advertising") {
+            try await manager.startAdvertising(document.advertisement, options: AdvertisingOptions(format: .legacy))
+        }
         let address = await manager.address.map(\.description) ?? "an unknown address"
         Console.out("serving \(TerminalText.quoted(document.deviceName)) at \(address)")
         Console.out(

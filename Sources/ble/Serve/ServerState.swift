@@ -103,7 +103,7 @@ struct ServerState {
         case .unsubscribed(let central, let characteristic):
             subscribers[characteristic.handle]?.remove(central.identifier)
             Console.out("unsubscribed: \(central.identifier) from \(characteristic.uuid.labelled)")
-        case .readyToUpdateSubscribers, .linkChanged:
+        case .readyToUpdateSubscribers, .linkChanged, .indicationConfirmed:
             return
         }
     }

@@ -1,0 +1,143 @@
+import BLEController
+import BLEHost
+import BLETransport
+import BLEVirtualHCI
+import BLEWire
+import Testing
+
+@testable import BLE
+
+/// The controller going away and coming back: Core Bluetooth's `.resetting` / `.poweredOff`,
+/// then `.poweredOn` again.
+@Suite("Controller loss and return: Hardware Error reset, transport re-opened")
+struct ControllerRecoveryTests {
+    static func pipe(of manager: CentralManager) async throws -> PipeTransport {
+        guard let pipe = await manager.stack.host.transport as? PipeTransport else {
+            throw TestFailure("the test radio is not a pipe")
+        }
+        return pipe
+    }
+
+    /// HCI Hardware Error (Core 5.4 Vol 4 Part E §7.7.16), as the controller would send it.
+    static func hardwareError(_ code: UInt8) -> H4Packet {
+        H4Packet(type: .event, payload: [0x10, 0x01, code])
+    }
+
+    @Test(
+        "Hardware Error: resetting, the link reported disconnected (Hardware Failure), then poweredOn and scanning again"
+    )
+    func hardwareErrorResets() async throws {
+        try await TwoDevices.run { devices in
+            let peripheral = try await devices.publishAndConnect()
+            let central = devices.central
+            var states = await central.stateUpdates().makeAsyncIterator()
+            var events = central.events.makeAsyncIterator()
+            var peripheralEvents = await peripheral.events().makeAsyncIterator()
+            #expect(await states.next() == .poweredOn)
+            try await Self.pipe(of: central).deliver(Self.hardwareError(0x42))
+            #expect(await states.next() == .resetting)
+            #expect(await states.next() == .poweredOn)
+            guard case .disconnected(let gone, let reason)? = await events.next() else {
+                throw TestFailure("the link was not reported down")
+            }
+            #expect(gone === peripheral)
+            #expect(reason == .hardwareFailure)
+            guard case .disconnected(let own)? = await peripheralEvents.next() else {
+                throw TestFailure("the peripheral did not report its disconnection")
+            }
+            #expect(own == .hardwareFailure)
+            #expect(await peripheral.state == .disconnected)
+            #expect(await central.state == .poweredOn)
+            _ = try await central.scanForPeripherals()
+            await central.stopScan()
+        }
+    }
+
+    @Test("Hardware Error: a pending connection attempt fails with Hardware Failure")
+    func hardwareErrorFailsPending() async throws {
+        try await TwoDevices.run { devices in
+            try await devices.publish()
+            let peripheral = try await devices.discover().peripheral
+            await devices.peripheralManager.stopAdvertising()
+            let central = devices.central
+            let connecting = devices.spawn { try await central.connect(peripheral) }
+            try await devices.sleep(for: .seconds(5))
+            try await Self.pipe(of: central).deliver(Self.hardwareError(0x01))
+            await #expect(throws: BLEError.connectionFailed(.hardwareFailure)) { try await connecting.value }
+            try await devices.sleep(for: .seconds(1))
+            #expect(await central.state == .poweredOn)
+            // Connecting again works once the device is back.
+            try await devices.peripheralManager.startAdvertising(Fixture.advertisement)
+            try await central.connect(peripheral)
+        }
+    }
+
+    @Test("Transport lost then re-opened: poweredOff, the link reported disconnected; reattach brings poweredOn back")
+    func transportReopened() async throws {
+        try await TwoDevices.run { devices in
+            try await devices.publish()
+            let second = try await devices.addPeripheralManager(at: AirPosition(x: 0, y: 2, z: 0))
+            let found = try await devices.discover()
+            let peripheral = found.peripheral
+            try await devices.central.connect(peripheral)
+            let central = devices.central
+            var states = await central.stateUpdates().makeAsyncIterator()
+            #expect(await states.next() == .poweredOn)
+            var events = central.events.makeAsyncIterator()
+            try await Self.pipe(of: central).fail(.io("unplugged"))
+            #expect(await states.next() == .poweredOff)
+            guard case .disconnected(_, let reason)? = await events.next() else {
+                throw TestFailure("the link was not reported down")
+            }
+            #expect(reason == .hardwareFailure)
+            #expect(await central.lostTransport == .io("unplugged"))
+
+            // Plugged back in: a controller on the same spot, reached through a new pipe.
+            let port = await devices.radio.addController(at: AirPosition(x: 2, y: 0, z: 0))
+            try await central.reattach(PipeTransport.attached(to: port))
+            #expect(await states.next() == .resetting)
+            #expect(await states.next() == .poweredOn)
+            #expect(await central.lostTransport == nil)
+            // The radio works again: the second peripheral is found and connected.
+            try await second.startAdvertising(Fixture.advertisement)
+            let again = try await devices.central.scanForPeripherals(withServices: [Fixture.serviceUUID])
+            var iterator = again.makeAsyncIterator()
+            var target: Peripheral?
+            while target == nil, let discovery = await iterator.next() {
+                if discovery.peripheral !== peripheral { target = discovery.peripheral }
+            }
+            await central.stopScan()
+            let other = try #require(target)
+            try await central.connect(other)
+            #expect(await other.state == .connected)
+            await second.close()
+        }
+    }
+
+    @Test("Transport lost: a pending connection attempt fails with Hardware Failure")
+    func transportLossFailsPending() async throws {
+        try await TwoDevices.run { devices in
+            try await devices.publish()
+            let peripheral = try await devices.discover().peripheral
+            await devices.peripheralManager.stopAdvertising()
+            let central = devices.central
+            let connecting = devices.spawn { try await central.connect(peripheral) }
+            try await devices.sleep(for: .seconds(60))
+            try await Self.pipe(of: central).fail(.io("unplugged"))
+            await #expect(throws: BLEError.connectionFailed(.hardwareFailure)) { try await connecting.value }
+            #expect(await peripheral.state == .disconnected)
+            #expect(await central.state == .poweredOff)
+        }
+    }
+
+    @Test("reattach refuses while the transport is still there")
+    func reattachRefused() async throws {
+        try await TwoDevices.run { devices in
+            let port = await devices.radio.addController(at: AirPosition(x: 9, y: 0, z: 0))
+            await #expect(throws: BLEError.transportInUse) {
+                try await devices.central.reattach(PipeTransport.attached(to: port))
+            }
+            #expect(await devices.central.state == .poweredOn)
+        }
+    }
+}
