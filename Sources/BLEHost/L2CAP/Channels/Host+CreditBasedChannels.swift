@@ -213,7 +213,8 @@ extension Host {
         perform(l2cap.machine.linkDown(handle, reason: reason))
     }
 
-    /// The host stops: every channel and caller ends.
+    /// The host stops: every channel and caller ends, and the published SPSMs are forgotten (a
+    /// host that `reattach`es to a controller starts with none; the app publishes again).
     func channelsStopped() {
         let reason = HCIStatus.connectionTerminatedByLocalHost
         let handles = Set(l2cap.machine.channels.keys.map(\.handle)).union(l2cap.machine.outstanding.keys.map(\.handle))
@@ -226,6 +227,11 @@ extension Host {
         l2cap.servers = [:]
         l2cap.watchdog?.cancel()
         l2cap.watchdog = nil
+        // Why channels ended stays answerable, and serials keep growing.
+        let (endings, nextSerial, configuration) = (l2cap.endings, l2cap.nextSerial, l2cap.machine.configuration)
+        l2cap = HostChannelState()
+        l2cap.machine = CreditBasedChannels(configuration: configuration)
+        (l2cap.endings, l2cap.nextSerial) = (endings, nextSerial)
     }
 
     // MARK: Performing
