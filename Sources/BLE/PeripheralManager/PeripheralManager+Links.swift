@@ -10,7 +10,8 @@ extension PeripheralManager {
         // not use are dropped in place, without a task resumption each.
         let hostEvents = OrderedEventPump<HostEvent> { [weak self] event in
             switch event {
-            case .connected, .disconnected, .transportLost, .connectionUpdated, .attMTUChanged: return false
+            case .connected, .disconnected, .transportLost, .connectionUpdated, .attMTUChanged, .hardwareError:
+                return false
             case .readyToSend:
                 self?.inPlace(passing: ()) { manager, _ in manager.checkReadiness() }
                 return true
@@ -68,15 +69,16 @@ extension PeripheralManager {
         case .transportLost(let error):
             // The radio is gone for good; each link is reported down right after.
             guard power.transportLost(error) else { return }
-            advertisement = nil
+            forgetControllerState()
             stack.host.logger.error("peripheral manager: the controller is gone (\(error)); state \(state)")
         case .connectionUpdated(let info):
             linkChanged(info.handle)
         case .attMTUChanged(let handle, _):
             linkChanged(handle)
+        case .hardwareError(let code):
+            hardwareErrorReported(code)
         case .advertisingReport, .extendedAdvertisingReport, .connectionFailed,
-            .encryptionChanged, .longTermKeyRequest, .notification, .indication,
-            .hardwareError, .other:
+            .encryptionChanged, .longTermKeyRequest, .notification, .indication, .other:
             return
         }
     }

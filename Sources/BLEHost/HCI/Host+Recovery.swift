@@ -30,6 +30,8 @@ extension Host {
         reassembler = L2CAPReassembler()
         earlyACL = []
         connections = [:]
+        bearers = [:]
+        linkControl = LinkControl()
         readinessInterest = 0
         controllerInfo = ControllerInfo()
         runState = .idle

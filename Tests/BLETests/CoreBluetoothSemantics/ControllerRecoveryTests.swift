@@ -130,6 +130,80 @@ struct ControllerRecoveryTests {
         }
     }
 
+    static func pipe(of manager: PeripheralManager) async throws -> PipeTransport {
+        guard let pipe = await manager.stack.host.transport as? PipeTransport else {
+            throw TestFailure("the test radio is not a pipe")
+        }
+        return pipe
+    }
+
+    @Test(
+        "Peripheral manager, Hardware Error: resetting, the central's link reported down on both sides, then poweredOn and advertising again"
+    )
+    func peripheralManagerHardwareErrorResets() async throws {
+        try await TwoDevices.run { devices in
+            let peripheral = try await devices.publishAndConnect()
+            let manager = devices.peripheralManager
+            var states = await manager.stateUpdates().makeAsyncIterator()
+            var managerEvents = manager.events.makeAsyncIterator()
+            var peripheralEvents = await peripheral.events().makeAsyncIterator()
+            #expect(await states.next() == .poweredOn)
+            try await Self.pipe(of: manager).deliver(Self.hardwareError(0x07))
+            #expect(await states.next() == .resetting)
+            #expect(await states.next() == .poweredOn)
+            var managerSawDown = false
+            while !managerSawDown, let event = await managerEvents.next() {
+                if case .disconnected(_, let reason) = event {
+                    #expect(reason == .hardwareFailure)
+                    managerSawDown = true
+                }
+            }
+            #expect(managerSawDown)
+            #expect(await manager.isAdvertising == false)
+            // The central's side: its controller's supervision timer ends the link (0x08).
+            var centralSawDown = false
+            while !centralSawDown, let event = await peripheralEvents.next() {
+                if case .disconnected = event { centralSawDown = true }
+            }
+            #expect(centralSawDown)
+            // The published services stay; advertising again makes the device reachable.
+            try await manager.startAdvertising(Fixture.advertisement)
+            try await devices.central.connect(peripheral)
+            #expect(await peripheral.state == .connected)
+        }
+    }
+
+    @Test("Peripheral manager, transport lost then re-opened: poweredOff, then reattach brings poweredOn and advertising back")
+    func peripheralManagerTransportReopened() async throws {
+        try await TwoDevices.run { devices in
+            try await devices.publish()
+            let manager = devices.peripheralManager
+            var states = await manager.stateUpdates().makeAsyncIterator()
+            #expect(await states.next() == .poweredOn)
+            try await Self.pipe(of: manager).fail(.io("unplugged"))
+            #expect(await states.next() == .poweredOff)
+            #expect(await manager.isAdvertising == false)
+            await #expect(throws: BLEError.self) { try await manager.startAdvertising(Fixture.advertisement) }
+            let port = await devices.radio.addController(at: AirPosition(x: 0, y: 3, z: 0))
+            try await manager.reattach(PipeTransport.attached(to: port))
+            #expect(await states.next() == .resetting)
+            #expect(await states.next() == .poweredOn)
+            try await manager.startAdvertising(Fixture.advertisement)
+            // The new controller has an address of its own: the device found is the one on it.
+            let address = try #require(await manager.address)
+            let discoveries = try await devices.central.scanForPeripherals(withServices: [Fixture.serviceUUID])
+            var found: Peripheral?
+            for await discovery in discoveries where discovery.peripheral.address == address {
+                found = discovery.peripheral
+                break
+            }
+            await devices.central.stopScan()
+            let peripheral = try #require(found)
+            try await devices.central.connect(peripheral)
+            #expect(await peripheral.state == .connected)
+        }
+    }
+
     @Test("reattach refuses while the transport is still there")
     func reattachRefused() async throws {
         try await TwoDevices.run { devices in
