@@ -216,7 +216,9 @@ extension Host {
     /// The host stops: every channel and caller ends, and the published SPSMs are forgotten (a
     /// host that `reattach`es to a controller starts with none; the app publishes again).
     func channelsStopped() {
-        let reason = HCIStatus.connectionTerminatedByLocalHost
+        // A lost transport took the links with it (Hardware Failure, as `transportLost` reports
+        // them); otherwise this host closed them.
+        let reason: HCIStatus = lostTransport != nil ? .hardwareFailure : .connectionTerminatedByLocalHost
         let handles = Set(l2cap.machine.channels.keys.map(\.handle)).union(l2cap.machine.outstanding.keys.map(\.handle))
         for handle in handles.sorted() { perform(l2cap.machine.linkDown(handle, reason: reason)) }
         for (_, waiter) in l2cap.connecting { waiter.resume(returning: .failure(.linkDown(reason))) }
