@@ -46,9 +46,12 @@ public actor PeripheralManager: PoweredManager {
     /// first), and Write Commands, which need no answer (`didReceiveWrite`). One listener.
     public nonisolated let writeRequests: EventStream<[ATTRequest]>
     let writeSink: EventStream<[ATTRequest]>.Continuation
-    /// Subscriptions, readiness and connections, in order. One listener.
-    public nonisolated let events: EventStream<PeripheralManagerEvent>
-    let eventSink: EventStream<PeripheralManagerEvent>.Continuation
+    /// Subscriptions, readiness and connections, in order. Each access is a new listener that
+    /// sees what happens from then on (any number of listeners; one going away leaves the
+    /// others). The request streams above keep one listener: a request has one answer, and
+    /// Core Bluetooth gives it to one delegate.
+    public nonisolated var events: EventStream<PeripheralManagerEvent> { eventSink.stream() }
+    let eventSink = Broadcast<PeripheralManagerEvent>()
 
     var power = ManagerPower()
     public var state: ManagerState { power.state }
@@ -108,7 +111,6 @@ public actor PeripheralManager: PoweredManager {
             server: GATTServer(database: database, configuration: .init(mtu: configuration.preferredATTMTU)))
         (readRequests, readSink) = EventStream.makeStream(of: ATTRequest.self)
         (writeRequests, writeSink) = EventStream.makeStream(of: [ATTRequest].self)
-        (events, eventSink) = EventStream.makeStream(of: PeripheralManagerEvent.self)
         server.setReadHandler { [weak self] request in
             await self?.receivedRead(request) ?? .error(.unlikelyError)
         }

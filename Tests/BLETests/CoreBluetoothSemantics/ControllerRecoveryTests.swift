@@ -173,7 +173,9 @@ struct ControllerRecoveryTests {
         }
     }
 
-    @Test("Peripheral manager, transport lost then re-opened: poweredOff, then reattach brings poweredOn and advertising back")
+    @Test(
+        "Peripheral manager, transport lost then re-opened: poweredOff, then reattach brings poweredOn and advertising back"
+    )
     func peripheralManagerTransportReopened() async throws {
         try await TwoDevices.run { devices in
             try await devices.publish()

@@ -42,6 +42,49 @@ struct ManyListenersTests {
         }
     }
 
+    @Test(
+        "PeripheralManager.events: two listeners both see the central connect; a cancelled third ends neither; a late one gets no history"
+    )
+    func peripheralManagerEvents() async throws {
+        try await TwoDevices.run { devices in
+            let manager = devices.peripheralManager
+            var first = manager.events.makeAsyncIterator()
+            var second = manager.events.makeAsyncIterator()
+            let cancelled = devices.spawn { () -> Int in
+                var count = 0
+                for await _ in manager.events { count += 1 }
+                return count
+            }
+            try await devices.sleep(for: .milliseconds(1))
+            cancelled.cancel()
+            _ = try await cancelled.value
+            let peripheral = try await devices.publishAndConnect()
+            func nextConnection(_ iterator: inout EventStream<PeripheralManagerEvent>.Iterator) async -> Central? {
+                while let event = await iterator.next() {
+                    if case .connected(let central) = event { return central }
+                }
+                return nil
+            }
+            let one = try #require(await nextConnection(&first))
+            let two = try #require(await nextConnection(&second))
+            #expect(one == two)
+            var late = manager.events.makeAsyncIterator()
+            await devices.central.cancelPeripheralConnection(peripheral)
+            // The late listener's first connection event is the disconnection, not the connection.
+            var lateSawConnection = false
+            var lateSawDisconnection = false
+            while !lateSawDisconnection, let event = await late.next() {
+                switch event {
+                case .connected: lateSawConnection = true
+                case .disconnected: lateSawDisconnection = true
+                default: continue
+                }
+            }
+            #expect(lateSawDisconnection)
+            #expect(!lateSawConnection)
+        }
+    }
+
     @Test("Broadcast: a listener that goes away is dropped at the next element; finish ends the rest and later ones")
     func broadcast() async {
         let broadcast = Broadcast<Int>()
