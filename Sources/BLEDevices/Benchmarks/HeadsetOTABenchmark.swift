@@ -130,6 +130,17 @@ public enum HeadsetOTABenchmark {
             peripheral, speaking: HeadsetProtocol.self, configuration: .virtual(simulation))
         let target = HeadsetOTATarget(link: deviceLink, taskExecutor: simulation.executor)
         let engine = OTAEngine(image: image, target: target, clock: simulation.clock)
+        let (outcome, sendingTime) = await runTimingSendingPhase(engine, on: simulation)
+        target.close()
+        guard let sendingTime else { throw Failure.setup("no sending phase: \(outcome)") }
+        return Result(link: link, outcome: outcome, sendingTime: sendingTime, imageSize: image.size)
+    }
+
+    /// Runs `engine` and times its sending phase on the simulation's clock: from the first
+    /// packet sent to the commit (flash time excluded), nil when it never got that far.
+    public static func runTimingSendingPhase<Target: OTATarget>(
+        _ engine: OTAEngine<Target, VirtualClock>, on simulation: Simulation
+    ) async -> (outcome: OTAOutcome, sendingTime: Duration?) {
         let clock = simulation.clock
         let phases = Locked<(sending: VirtualInstant?, committing: VirtualInstant?)>((nil, nil))
         let watcher = Task(executorPreference: simulation.executor) {
@@ -145,10 +156,8 @@ public enum HeadsetOTABenchmark {
         }
         let outcome = await engine.run()
         await watcher.value
-        target.close()
         let (sending, committing) = phases.withLock { $0 }
-        guard let sending, let committing else { throw Failure.setup("no sending phase: \(outcome)") }
-        return Result(
-            link: link, outcome: outcome, sendingTime: sending.duration(to: committing), imageSize: image.size)
+        guard let sending, let committing else { return (outcome, nil) }
+        return (outcome, sending.duration(to: committing))
     }
 }

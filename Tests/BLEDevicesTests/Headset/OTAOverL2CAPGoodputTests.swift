@@ -3,7 +3,6 @@
 import BLECompanion
 import BLEController
 import BLEDevices
-import BLELocking
 import BLESimulation
 import BLEWire
 import Testing
@@ -41,30 +40,17 @@ struct OTAOverL2CAPGoodputTests {
                 configuration: .virtual(setup.simulation))
             let target = HeadsetOTATarget(link: link, taskExecutor: setup.simulation.executor)
             let engine = OTAEngine(image: image, target: target, clock: setup.simulation.clock)
-            let clock = setup.simulation.clock
-            let phases = Locked<(sending: VirtualInstant?, committing: VirtualInstant?)>((nil, nil))
-            let watcher = Task(executorPreference: setup.simulation.executor) {
-                for await progress in engine.progress {
-                    let now = clock.now
-                    phases.withLock { phases in
-                        if progress.phase == .sending, progress.bytesSent > 0, phases.sending == nil {
-                            phases.sending = now
-                        }
-                        if progress.phase == .committing, phases.committing == nil { phases.committing = now }
-                    }
-                }
-            }
-            let outcome = await engine.run()
-            await watcher.value
+            let (outcome, sending) = await HeadsetOTABenchmark.runTimingSendingPhase(engine, on: setup.simulation)
             target.close()
-            let (start, end) = phases.withLock { $0 }
-            guard let start, let end else { throw TestFailure("no sending phase: \(outcome)") }
-            return (outcome, start.duration(to: end))
+            guard let sending else { throw TestFailure("no sending phase: \(outcome)") }
+            return (outcome, sending)
         }
         #expect(outcome.failure == nil)
         let firmwareKbps = Double(size * 8) / GATTBenchmark.seconds(sending) / 1000
         let predicted = OTAGoodputTests.prediction.goodputB
-        print("OTA over L2CAP: firmware \(Int(firmwareKbps)) kbit/s, \(Int(firmwareKbps / predicted * 1000) / 10) % of rule B \(Int(predicted)) kbit/s for 244-octet writes; packets of \(outcome.summary.packetSize)")
+        print(
+            "OTA over L2CAP: firmware \(Int(firmwareKbps)) kbit/s, \(Int(firmwareKbps / predicted * 1000) / 10) % of rule B \(Int(predicted)) kbit/s for 244-octet writes; packets of \(outcome.summary.packetSize)"
+        )
         #expect(outcome.summary.packetSize == 478)
         // Measured 96.8 % (1259 kbit/s), above GATT's 93.8 % (1221 kbit/s, OTAGoodputTests):
         // each SDU fills two K-frames, 478 firmware octets where two writes carry 460.

@@ -11,12 +11,16 @@ import Testing
 /// then `.poweredOn` again.
 @Suite("Controller loss and return: Hardware Error reset, transport re-opened")
 struct ControllerRecoveryTests {
-    static func pipe(of manager: CentralManager) async throws -> PipeTransport {
-        guard let pipe = await manager.stack.host.transport as? PipeTransport else {
+    static func pipe(of stack: HostStack) async throws -> PipeTransport {
+        guard let pipe = await stack.host.transport as? PipeTransport else {
             throw TestFailure("the test radio is not a pipe")
         }
         return pipe
     }
+
+    static func pipe(of manager: CentralManager) async throws -> PipeTransport { try await pipe(of: manager.stack) }
+
+    static func pipe(of manager: PeripheralManager) async throws -> PipeTransport { try await pipe(of: manager.stack) }
 
     /// HCI Hardware Error (Core 5.4 Vol 4 Part E §7.7.16), as the controller would send it.
     static func hardwareError(_ code: UInt8) -> H4Packet {
@@ -128,13 +132,6 @@ struct ControllerRecoveryTests {
             #expect(await peripheral.state == .disconnected)
             #expect(await central.state == .poweredOff)
         }
-    }
-
-    static func pipe(of manager: PeripheralManager) async throws -> PipeTransport {
-        guard let pipe = await manager.stack.host.transport as? PipeTransport else {
-            throw TestFailure("the test radio is not a pipe")
-        }
-        return pipe
     }
 
     @Test(
