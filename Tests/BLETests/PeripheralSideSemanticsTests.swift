@@ -127,6 +127,42 @@ struct PeripheralSideSemanticsTests {
         }
     }
 
+    @Test("updateValueWhenReady throws .cancelled when its task is cancelled while it waits for room; the link goes on")
+    func awaitingUpdateCancelled() async throws {
+        try await TwoDevices.run { devices in
+            let (peripheral, remote, local, _, _) = try await devices.subscribe(to: Fixture.streamUUID)
+            let manager = devices.peripheralManager
+            let value = [UInt8](repeating: 7, count: 244)
+            while try await manager.updateValue(value, for: local) {}
+            let waiting = devices.spawn { () -> BLEError? in
+                do {
+                    for _ in 0..<200 { try await manager.updateValueWhenReady(value, for: local) }
+                } catch let error as BLEError {
+                    return error
+                }
+                return nil
+            }
+            // Well inside one connection interval: the caller is parked, waiting for room.
+            try await devices.sleep(for: .microseconds(100))
+            #expect(await manager.updateWaiters.count == 1)
+            let cancelledAt = devices.now
+            waiting.cancel()
+            #expect(try await waiting.value == .cancelled)
+            #expect(await manager.updateWaiters.isEmpty)
+            // At once, not when room came back at a later connection event.
+            #expect(cancelledAt.duration(to: devices.now) == .zero)
+            // The link and the subscription are unharmed: an awaiting update still arrives.
+            let values = try await peripheral.values(for: remote)
+            try await manager.updateValueWhenReady([42], for: local)
+            var last: [UInt8]?
+            for await received in values {
+                last = received
+                if received == [42] { break }
+            }
+            #expect(last == [42])
+        }
+    }
+
     @Test("updateValueWhenReady throws .disconnected with the reason when the link goes down while it waits")
     func awaitingUpdateDisconnected() async throws {
         try await TwoDevices.run { devices in

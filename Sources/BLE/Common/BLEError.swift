@@ -70,6 +70,8 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `reattach(_:)` while the manager's transport is still in use (it takes a new transport
     /// only after the old one was lost).
     case transportInUse
+    /// The calling task was cancelled while the call waited (`updateValueWhenReady`).
+    case cancelled
 
     public static func == (lhs: BLEError, rhs: BLEError) -> Bool {
         switch (lhs, rhs) {
@@ -78,7 +80,7 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
             (.connectionCancelled, .connectionCancelled), (.unknownPeripheral, .unknownPeripheral),
             (.unknownAttribute, .unknownAttribute), (.useSetNotifyValue, .useSetNotifyValue),
             (.transactionTimeout, .transactionTimeout), (.rssiUnavailable, .rssiUnavailable),
-            (.unsubscribed, .unsubscribed), (.transportInUse, .transportInUse):
+            (.unsubscribed, .unsubscribed), (.transportInUse, .transportInUse), (.cancelled, .cancelled):
             true
         case (.featureUnsupported(let a), .featureUnsupported(let b)): a == b
         case (.advertisingIntervalOutOfRange(let a), .advertisingIntervalOutOfRange(let b)): a == b
@@ -124,6 +126,7 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .featureUnsupported(let feature): "the controller does not support \(feature)"
         case .advertisingIntervalOutOfRange(let allowed): "the advertising interval must lie in \(allowed)"
         case .transportInUse: "the manager's transport is still in use; reattach after it is lost"
+        case .cancelled: "the calling task was cancelled"
         }
     }
 }

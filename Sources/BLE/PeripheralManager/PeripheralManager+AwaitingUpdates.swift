@@ -9,10 +9,13 @@ enum UpdateWake {
     case unsubscribed
     /// The central's link went down, with the controller's reason.
     case disconnected(HCIStatus)
+    /// The waiting task was cancelled.
+    case cancelled
 }
 
 /// One `updateValueWhenReady` waiting for room on one central's link.
 struct UpdateWaiter {
+    let id: UInt64
     let connection: ConnectionHandle
     let valueHandle: UInt16
     let continuation: CheckedContinuation<UpdateWake, Never>
@@ -36,7 +39,9 @@ extension PeripheralManager {
     /// counts as not delivered). Throws at once, sending nothing, for the misuse
     /// `updateValue` refuses: a characteristic that neither notifies nor indicates, a value
     /// longer than a subscriber's ATT_MTU − 3 octets (Vol 3 Part F §3.4.7.1). Cancelling the
-    /// calling task does not end the wait: room, an unsubscription or a disconnection does.
+    /// calling task ends a wait for room with `.cancelled` (the centrals already served keep
+    /// the value); an indication already sent still waits for its confirmation or the
+    /// 30 s transaction timeout, as the bearer allows one outstanding (Vol 3 Part F §3.3.2).
     public func updateValueWhenReady(
         _ value: [UInt8], for characteristic: Characteristic, onSubscribedCentrals only: [Central]? = nil
     ) async throws(BLEError) {
@@ -65,6 +70,8 @@ extension PeripheralManager {
         for connection in targets {
             do throws(BLEError) {
                 try await deliver(value, of: valueHandle, to: connection)
+            } catch .cancelled {
+                throw .cancelled
             } catch {
                 failure = failure ?? error
             }
@@ -78,6 +85,7 @@ extension PeripheralManager {
         async throws(BLEError)
     {
         while true {
+            if Task.isCancelled { throw .cancelled }
             guard centrals[connection] != nil else { throw .disconnected(reason: .unknownConnectionIdentifier) }
             guard let subscription = subscriptions[connection]?[valueHandle] else { throw .unsubscribed }
             // An indication to a central that enabled only indications, as `updateValue` sends.
@@ -98,21 +106,32 @@ extension PeripheralManager {
                 // The host reports `.readyToSend` for this link, which reaches `checkReadiness`.
                 _ = stack.inPlace(passing: connection) { $0.reportReadinessToSend(on: $1) }
             }
-            let wake = await withCheckedContinuation { (continuation: CheckedContinuation<UpdateWake, Never>) in
-                // Other jobs of the executor may have run since the check above.
-                if centrals[connection] == nil || subscriptions[connection]?[valueHandle] == nil
-                    || isReady(connection, indicate: indicate)
-                {
-                    continuation.resume(returning: .recheck)
-                } else {
-                    updateWaiters.append(
-                        UpdateWaiter(connection: connection, valueHandle: valueHandle, continuation: continuation))
+            let id = nextUpdateWaiterID
+            nextUpdateWaiterID += 1
+            let wake = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<UpdateWake, Never>) in
+                    // Other jobs of the executor may have run since the check above.
+                    if Task.isCancelled {
+                        continuation.resume(returning: .cancelled)
+                    } else if centrals[connection] == nil || subscriptions[connection]?[valueHandle] == nil
+                        || isReady(connection, indicate: indicate)
+                    {
+                        continuation.resume(returning: .recheck)
+                    } else {
+                        updateWaiters.append(
+                            UpdateWaiter(
+                                id: id, connection: connection, valueHandle: valueHandle, continuation: continuation))
+                    }
                 }
+            } onCancel: { [weak self] in
+                guard let manager = self else { return }
+                manager.stack.spawn { await manager.cancelUpdateWaiter(id) }
             }
             switch wake {
             case .recheck: continue
             case .unsubscribed: throw .unsubscribed
             case .disconnected(let reason): throw .disconnected(reason: reason)
+            case .cancelled: throw .cancelled
             }
         }
     }
@@ -136,6 +155,12 @@ extension PeripheralManager {
         guard centrals[connection] != nil, let characteristic = characteristicSnapshot(valueHandle: valueHandle)
         else { return }
         eventSink.yield(.indicationConfirmed(central(connection), characteristic))
+    }
+
+    /// The waiter `id`'s task was cancelled: it stops waiting (if it still does).
+    func cancelUpdateWaiter(_ id: UInt64) {
+        guard let index = updateWaiters.firstIndex(where: { $0.id == id }) else { return }
+        updateWaiters.remove(at: index).continuation.resume(returning: .cancelled)
     }
 
     /// Every waiter looks again: room came back, or an indication ended.

@@ -90,6 +90,7 @@ public actor PeripheralManager: PoweredManager {
     var channels = PublishedChannels()
     /// `updateValueWhenReady` callers waiting for room (PeripheralManager+AwaitingUpdates.swift).
     var updateWaiters: [UpdateWaiter] = []
+    var nextUpdateWaiterID: UInt64 = 0
     /// Requests answered for the app when it did not (PeripheralManager+UnansweredRequests.swift).
     var unanswered = UnansweredRequests()
     /// How advertising goes to the controller (PeripheralManager+AdvertisingOptions.swift).
