@@ -14,6 +14,9 @@ public struct HostStatistics: Sendable, Equatable, Codable {
     public var aclForUnknownHandle = 0
     /// Events about a connection handle the host does not know.
     public var eventsForUnknownHandle = 0
+    /// LE Connection Complete events for a handle that is already a live connection (Core 5.4
+    /// Vol 4 Part E §7.7.65.1: a handle names one connection until its Disconnection Complete).
+    public var connectionCompletesForLiveHandles = 0
     /// ACL fragments L2CAP reassembly dropped (Vol 3 Part A §7.2).
     public var droppedL2CAPFragments = 0
     /// Whole L2CAP frames on a channel this host does not serve.

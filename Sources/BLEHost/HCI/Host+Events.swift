@@ -98,6 +98,13 @@ extension Host {
             logger.debug("connection failed: \(status)")
             return emit(.connectionFailed(status))
         }
+        guard connections[handle] == nil else {
+            // The controller broke the handle's lifetime (§7.7.65.1). The live link keeps its
+            // bearer and whatever waits on it; the event is dropped.
+            statistics.connectionCompletesForLiveHandles += 1
+            logger.warning("dropped an LE Connection Complete for handle \(handle): that link is already up")
+            return
+        }
         let info = ConnectionInfo(
             handle: handle, role: role, peerAddress: peer, connectionInterval: interval, peripheralLatency: latency,
             supervisionTimeout: timeout)

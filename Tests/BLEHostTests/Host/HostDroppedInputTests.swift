@@ -116,6 +116,29 @@ struct HostDroppedInputTests {
         }
     }
 
+    @Test(
+        "An LE Connection Complete for a live handle (Vol 4 Part E §7.7.65.1): dropped, counted and logged; the link's pending request is not lost"
+    )
+    func connectionCompleteForLiveHandle() async throws {
+        try await Self.run { harness, log in
+            harness.controller.connect()
+            try await harness.settle()
+            let read = Task(executorPreference: harness.simulation.executor) {
+                try await harness.host.attRequest(.readRequest(.init(handle: 3)), on: 0x0040)
+            }
+            try await harness.settle()
+            harness.controller.connect()
+            try await harness.settle()
+            #expect(await harness.host.statistics.connectionCompletesForLiveHandles == 1)
+            #expect(await harness.host.liveConnections.count == 1)
+            #expect(log.lines(atLeast: .warning).map(\.message).contains { $0.contains("already up") })
+            // The request still waits on the live bearer: the link going down ends it.
+            harness.controller.inject(
+                .disconnectionComplete(.init(connectionHandle: 0x0040, reason: .connectionTimeout)))
+            await #expect(throws: ATTBearerError.disconnected(reason: .connectionTimeout)) { try await read.value }
+        }
+    }
+
     @Test("A silent host counts all the same")
     func silentHostCounts() async throws {
         try await HostHarness.run { harness in
