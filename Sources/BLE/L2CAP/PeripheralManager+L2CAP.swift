@@ -6,6 +6,8 @@ import Foundation
 struct PublishedChannels {
     /// The tasks taking each PSM's channels from the host.
     var pumps: [L2CAPPSM: Task<Void, Never>] = [:]
+    /// Whether each published PSM requires encryption, to publish it again on a new host.
+    var encryption: [L2CAPPSM: Bool] = [:]
     var listeners = Subscribers<L2CAPChannel>()
 }
 
@@ -15,7 +17,9 @@ extension PeripheralManager {
     /// Publishes a PSM centrals can open channels to: a free dynamic one (0x0080...0x00FF)
     /// unless `psm` names one. With `encryption`, a central on an unencrypted link is refused
     /// with Insufficient Encryption (§4.23).
-    public func publishL2CAPChannel(withEncryption encryption: Bool, psm: L2CAPPSM? = nil) async throws(BLEError) -> L2CAPPSM {
+    public func publishL2CAPChannel(withEncryption encryption: Bool, psm: L2CAPPSM? = nil) async throws(BLEError)
+        -> L2CAPPSM
+    {
         try checkPoweredOn()
         let host = stack.host
         let published: (psm: UInt16, channels: EventStream<L2CAPChannelInfo>)
@@ -25,6 +29,7 @@ extension PeripheralManager {
             throw .l2cap(error)
         }
         let stream = published.channels
+        channels.encryption[published.psm] = encryption
         channels.pumps[published.psm] = stack.spawn { [weak self] in
             for await info in stream {
                 guard let self else { return }
@@ -38,6 +43,22 @@ extension PeripheralManager {
     public func unpublishL2CAPChannel(_ psm: L2CAPPSM) async {
         await stack.host.unpublishL2CAPServer(psm)
         channels.pumps.removeValue(forKey: psm)?.cancel()
+        channels.encryption[psm] = nil
+    }
+
+    /// After `reattach` the host starts afresh and knows no PSM: each one the app published is
+    /// published again, with the same PSM and security, so centrals reach it as before. One
+    /// the new host refuses is logged and forgotten.
+    func republishL2CAPChannels() async {
+        for (psm, encryption) in channels.encryption.sorted(by: { $0.key < $1.key }) {
+            channels.pumps.removeValue(forKey: psm)?.cancel()
+            channels.encryption[psm] = nil
+            do throws(BLEError) {
+                _ = try await publishL2CAPChannel(withEncryption: encryption, psm: psm)
+            } catch {
+                stack.host.logger.error("peripheral manager: PSM \(psm) could not be published again: \(error)")
+            }
+        }
     }
 
     /// The channels centrals open to published PSMs from now on (`didOpen`). Any number of

@@ -6,10 +6,12 @@ import BLETransport
 extension PeripheralManager {
     /// Attaches `transport` in place of the one that was lost (the controller re-opened: a
     /// dongle plugged back, a controller process restarted): `.resetting` while the host starts
-    /// on it, then `.poweredOn`. The services stay published; advertising must be started
-    /// again, as after a power cycle. Throws `.transportInUse` unless the transport was lost.
+    /// on it, then `.poweredOn`. The services and L2CAP PSMs stay published (the PSMs are
+    /// published again on the new host); advertising must be started again, as after a power
+    /// cycle. Throws `.transportInUse` unless the transport was lost.
     public func reattach(_ transport: any HCITransport) async throws(BLEError) {
         try await runReattach(transport)
+        await republishL2CAPChannels()
     }
 
     /// An HCI Hardware Error (Core 5.4 Vol 4 Part E §7.7.16): `.resetting`; advertising ends

@@ -171,12 +171,13 @@ struct ControllerRecoveryTests {
     }
 
     @Test(
-        "Peripheral manager, transport lost then re-opened: poweredOff, then reattach brings poweredOn and advertising back"
+        "Peripheral manager, transport lost then re-opened: poweredOff, then reattach brings poweredOn, advertising and its published PSMs back"
     )
     func peripheralManagerTransportReopened() async throws {
         try await TwoDevices.run { devices in
             try await devices.publish()
             let manager = devices.peripheralManager
+            let psm = try await manager.publishL2CAPChannel(withEncryption: false)
             var states = await manager.stateUpdates().makeAsyncIterator()
             #expect(await states.next() == .poweredOn)
             try await Self.pipe(of: manager).fail(.io("unplugged"))
@@ -200,6 +201,11 @@ struct ControllerRecoveryTests {
             let peripheral = try #require(found)
             try await devices.central.connect(peripheral)
             #expect(await peripheral.state == .connected)
+            // The PSM published before the loss is published again on the new controller's host.
+            var incoming = await manager.incomingL2CAPChannels().makeAsyncIterator()
+            let channel = try await peripheral.openL2CAPChannel(psm)
+            #expect(channel.psm == psm)
+            #expect(await incoming.next()?.psm == psm)
         }
     }
 
