@@ -45,26 +45,9 @@ extension PeripheralManager {
     public func updateValueWhenReady(
         _ value: [UInt8], for characteristic: Characteristic, onSubscribedCentrals only: [Central]? = nil
     ) async throws(BLEError) {
-        try checkPoweredOn()
-        let (_, definition) = try locate(characteristic)
-        guard !definition.properties.isDisjoint(with: [.notify, .indicate]) else {
-            throw .propertyNotSupported(required: [.notify, .indicate])
-        }
-        guard value.count <= Peripheral.maximumValueLength else {
-            throw .valueTooLong(length: value.count, maximum: Peripheral.maximumValueLength)
-        }
-        let valueHandle = characteristic.handle
-        let wanted = only.map { Set($0.map(\.connection)) }
-        let targets = subscriptions.keys.sorted().filter {
-            subscriptions[$0]?[valueHandle] != nil && (wanted?.contains($0) ?? true)
-        }
-        for connection in targets {
-            let maximum = stack.inPlace(passing: connection) { $0.attMTU(on: $1) } - 3
-            if value.count > maximum { throw .valueTooLong(length: value.count, maximum: maximum) }
-        }
-        if case .stored = definition.value {
-            server.withServer { server in _ = try? server.setValue(value, forAttributeAt: valueHandle) }
-        }
+        let (valueHandle, wanted) = try beginUpdate(value, for: characteristic, onSubscribedCentrals: only)
+        var targets: [ConnectionHandle] = []
+        forEachTarget(of: valueHandle, among: wanted) { connection, _ in targets.append(connection) }
         var failure: BLEError?
         if let wanted, wanted.count > targets.count { failure = .unsubscribed }
         for connection in targets {

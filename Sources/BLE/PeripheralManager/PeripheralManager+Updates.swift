@@ -18,27 +18,7 @@ extension PeripheralManager {
     public func updateValue(
         _ value: [UInt8], for characteristic: Characteristic, onSubscribedCentrals only: [Central]? = nil
     ) async throws(BLEError) -> Bool {
-        try checkPoweredOn()
-        let (_, definition) = try locate(characteristic)
-        guard !definition.properties.isDisjoint(with: [.notify, .indicate]) else {
-            throw .propertyNotSupported(required: [.notify, .indicate])
-        }
-        guard value.count <= Peripheral.maximumValueLength else {
-            throw .valueTooLong(length: value.count, maximum: Peripheral.maximumValueLength)
-        }
-        let valueHandle = characteristic.handle
-        let wanted = only.map { Set($0.map(\.connection)) }
-        // Three passes over the targets — check every MTU, then every queue, then send — so
-        // that nothing goes out unless it can go to all of them.
-        var tooLong: Int?
-        forEachTarget(of: valueHandle, among: wanted) { connection, _ in
-            let maximum = stack.inPlace(passing: connection) { $0.attMTU(on: $1) } - 3
-            if value.count > maximum { tooLong = maximum }
-        }
-        if let tooLong { throw .valueTooLong(length: value.count, maximum: tooLong) }
-        if case .stored = definition.value {
-            server.withServer { server in _ = try? server.setValue(value, forAttributeAt: valueHandle) }
-        }
+        let (valueHandle, wanted) = try beginUpdate(value, for: characteristic, onSubscribedCentrals: only)
         var waiting: [ConnectionHandle] = []
         forEachTarget(of: valueHandle, among: wanted) { connection, indicate in
             if !isReady(connection, indicate: indicate) { waiting.append(connection) }
@@ -53,10 +33,39 @@ extension PeripheralManager {
         return true
     }
 
+    /// What `updateValue` and `updateValueWhenReady` check before anything is sent — powered on,
+    /// a characteristic that notifies or indicates, a value no longer than any target's
+    /// ATT_MTU − 3 (Vol 3 Part F §3.4.7.1) — then a stored value takes the new value. Returns
+    /// the value handle and the connections `only` names (nil: every subscriber).
+    func beginUpdate(_ value: [UInt8], for characteristic: Characteristic, onSubscribedCentrals only: [Central]?)
+        throws(BLEError) -> (valueHandle: UInt16, wanted: Set<ConnectionHandle>?)
+    {
+        try checkPoweredOn()
+        let (_, definition) = try locate(characteristic)
+        guard !definition.properties.isDisjoint(with: [.notify, .indicate]) else {
+            throw .propertyNotSupported(required: [.notify, .indicate])
+        }
+        guard value.count <= Peripheral.maximumValueLength else {
+            throw .valueTooLong(length: value.count, maximum: Peripheral.maximumValueLength)
+        }
+        let valueHandle = characteristic.handle
+        let wanted = only.map { Set($0.map(\.connection)) }
+        var tooLong: Int?
+        forEachTarget(of: valueHandle, among: wanted) { connection, _ in
+            let maximum = stack.inPlace(passing: connection) { $0.attMTU(on: $1) } - 3
+            if value.count > maximum { tooLong = maximum }
+        }
+        if let tooLong { throw .valueTooLong(length: value.count, maximum: tooLong) }
+        if case .stored = definition.value {
+            server.withServer { server in _ = try? server.setValue(value, forAttributeAt: valueHandle) }
+        }
+        return (valueHandle, wanted)
+    }
+
     /// Calls `body` with each central subscribed to `valueHandle` (of those in `wanted`), in
     /// handle order, and whether it gets an indication (it enabled only indications). One
     /// central, the usual case, needs no sorted list.
-    private func forEachTarget(
+    func forEachTarget(
         of valueHandle: UInt16, among wanted: Set<ConnectionHandle>?, _ body: (ConnectionHandle, Bool) -> Void
     ) {
         func visit(_ connection: ConnectionHandle) {
@@ -98,7 +107,8 @@ extension PeripheralManager {
                 do {
                     try await host.notify(value, attributeHandle: valueHandle, on: connection)
                 } catch {
-                    host.logger.notice("notification of handle \(valueHandle) on link \(connection.rawValue) dropped: \(error)")
+                    host.logger.notice(
+                        "notification of handle \(valueHandle) on link \(connection.rawValue) dropped: \(error)")
                 }
             }
         }
