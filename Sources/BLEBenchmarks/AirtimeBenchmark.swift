@@ -82,9 +82,11 @@ public enum AirtimeBenchmark {
         // negotiation of the hosts' own may race it.
         configuration.linkPolicy = .none
         let simulation = radio.simulation
+        configuration.bondStore = InMemoryBondStore()
         let peripheral = Host(
             transport: PipeTransport.attached(to: peripheralPort), clock: simulation.clock,
             executor: simulation.executor, configuration: configuration)
+        configuration.bondStore = InMemoryBondStore()
         let central = Host(
             transport: PipeTransport.attached(to: centralPort), clock: simulation.clock,
             executor: simulation.executor, configuration: configuration)
@@ -176,17 +178,23 @@ public enum AirtimeBenchmark {
             }
 
             if parameters.encrypted {
-                let key = HCI.Key128(0x0123_4567_89AB_CDEF_0011_2233_4455_6677)
-                try await central.send(
-                    HCI.LEEnableEncryption(
-                        connectionHandle: centralHandle, randomNumber: 0, encryptedDiversifier: 0, longTermKey: key))
-                while let event = await peripheralEvents.next() {
-                    guard case .longTermKeyRequest(let request) = event else { continue }
-                    try await peripheral.send(
-                        HCI.LELongTermKeyRequestReply(connectionHandle: request.connectionHandle, longTermKey: key))
-                    break
+                // Both hosts hold a bond with one key (as after a Secure Connections pairing),
+                // and the central encrypts with it (LE Enable Encryption, §7.8.24).
+                guard let centralAddress = await central.ownAddress, let peripheralAddress = await peripheral.ownAddress
+                else { throw Failure.setup("no own address") }
+                let key = LongTermKey(key: SMPKey128(high: 0x0123_4567_89AB_CDEF, low: 0x0011_2233_4455_6677))
+                func bond(_ local: LEAddress, _ peer: LEAddress) -> Bond {
+                    Bond(
+                        local: local, peer: peer, peerLongTermKey: key, localLongTermKey: key, authenticated: false,
+                        secureConnections: true, keySize: 16)
                 }
-                try await waitUntil(&centralEvents) { await central.connection(centralHandle)?.isEncrypted == true }
+                try await central.configuration.bondStore.save(bond(centralAddress, peripheralAddress))
+                try await peripheral.configuration.bondStore.save(bond(peripheralAddress, centralAddress))
+                do {
+                    _ = try await central.encrypt(centralHandle)
+                } catch {
+                    throw Failure.setup("encryption failed: \(error)")
+                }
             }
 
             let mtu = try await central.exchangeMTU(on: centralHandle)

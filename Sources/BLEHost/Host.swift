@@ -17,6 +17,12 @@ public struct HostConfiguration: Sendable {
     /// How the central negotiates each new link and which connection parameters it accepts
     /// from peripherals (default: a current iPhone's).
     public var linkPolicy: LinkPolicy = .iphoneModern
+    /// How this host pairs, bonds and encrypts (Core 5.4 Vol 3 Part H; Part C §10).
+    public var security = SecurityPolicy()
+    /// Where bonds are kept: in memory unless the app gives a store (a file).
+    public var bondStore: any BondStore = InMemoryBondStore()
+    /// Answers what pairing asks of the user (Just Works unless the app gives an agent).
+    public var pairingAgent: any PairingAgent = JustWorksPairingAgent()
     /// Write-without-response / notification PDUs a link may queue before it is "not ready".
     public var transmitQueueLimit: Int = 8
     /// Event mask pages sent at start (all LE events this host handles).
@@ -50,11 +56,15 @@ public protocol ATTServerHandler: Sendable {
     func takeCommand(_ pdu: ATTPDU, connection: ConnectionHandle) -> Bool
     /// The link is gone: forget per-connection state.
     func connectionEnded(_ connection: ConnectionHandle) async
+    /// The link's security changed (encryption started, key refreshed): called on the host's
+    /// executor before any PDU that arrives after it.
+    func securityChanged(_ security: LinkSecurity, for connection: ConnectionHandle)
 }
 
 extension ATTServerHandler {
     public func takeCommand(_ pdu: ATTPDU, connection: ConnectionHandle) -> Bool { false }
     public func connectionEnded(_ connection: ConnectionHandle) async {}
+    public func securityChanged(_ security: LinkSecurity, for connection: ConnectionHandle) {}
 }
 
 /// The host stack of one controller (Core 5.4 Vol 4 Part E for HCI, Vol 3 for L2CAP/ATT): HCI
@@ -124,6 +134,12 @@ public actor Host {
     var l2cap = HostChannelState()
     /// Link negotiations and link procedures in progress.
     var linkControl = LinkControl()
+    /// Each link's security and the encryption procedures in progress (Host+Encryption).
+    var encryption = EncryptionLinks()
+    /// Each link's Security Manager (Core 5.4 Vol 3 Part H; Host+Pairing).
+    var securityManagers = SecurityManagerLinks()
+    /// The agent pairing asks (the configuration's until `setPairingAgent`).
+    var pairingAgent: any PairingAgent
 
     /// The address this host advertises, scans and initiates with, set by `start()`: the
     /// configured random static address; else the controller's public address; else — a
@@ -152,6 +168,7 @@ public actor Host {
         self.timeline = HostTimeline(clock)
         self.configuration = configuration
         self.logger = configuration.logger
+        self.pairingAgent = configuration.pairingAgent
         self.tracesPackets = configuration.logger.logLevel <= .trace
         if let executor {
             self.executor = executor

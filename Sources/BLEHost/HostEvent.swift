@@ -32,8 +32,8 @@ public enum HostEvent: Sendable {
     case disconnected(handle: ConnectionHandle, reason: HCIStatus)
     case connectionUpdated(ConnectionInfo)
     case encryptionChanged(handle: ConnectionHandle, enabled: Bool, status: HCIStatus)
-    /// The peer asked for the LTK (the host answers through `send(_:)`).
-    case longTermKeyRequest(LEMetaEvent.LongTermKeyRequest)
+    /// Pairing, bonding and encryption of a link (Core 5.4 Vol 3 Part H).
+    case security(handle: ConnectionHandle, SecurityEvent)
     case attMTUChanged(handle: ConnectionHandle, mtu: Int)
     /// The peer sent a notification (ATT_HANDLE_VALUE_NTF or one of a multiple notification).
     case notification(handle: ConnectionHandle, attributeHandle: UInt16, value: [UInt8])

@@ -48,6 +48,11 @@ public struct HostStatistics: Sendable, Equatable, Codable {
     /// Link procedures (LE Connection Update, LE Set PHY) whose completion event never came
     /// within the LL response timeout (Core 5.4 Vol 6 Part B §5.2).
     public var linkProcedureTimeouts = 0
+    /// LE Long Term Key Requests answered negatively: no pairing in progress and no bond with
+    /// the key's EDIV and Rand (Core 5.4 Vol 4 Part E §7.8.26).
+    public var longTermKeyRequestsWithoutKey = 0
+    /// Bond store reads or writes that failed (the bond is not kept).
+    public var bondStoreFailures = 0
 
     public init() {}
 }

@@ -231,7 +231,7 @@ public actor CentralManager: PoweredManager {
                 manager.links[handle]?.inPlace(passing: handle) { $0.becameReady($1) }
             }
             return true
-        case .encryptionChanged, .longTermKeyRequest, .other:
+        case .encryptionChanged, .security, .other:
             return true
         case .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected,
             .transportLost, .connectionUpdated, .attMTUChanged, .hardwareError:
@@ -265,7 +265,7 @@ public actor CentralManager: PoweredManager {
             await links[handle]?.linkChanged(handle)
         case .hardwareError(let code):
             hardwareErrorReported(code)
-        case .encryptionChanged, .longTermKeyRequest, .other:
+        case .encryptionChanged, .security, .other:
             return
         }
     }

@@ -78,7 +78,7 @@ extension PeripheralManager {
         case .hardwareError(let code):
             hardwareErrorReported(code)
         case .advertisingReport, .extendedAdvertisingReport, .connectionFailed,
-            .encryptionChanged, .longTermKeyRequest, .notification, .indication, .other:
+            .encryptionChanged, .security, .notification, .indication, .other:
             return
         }
     }

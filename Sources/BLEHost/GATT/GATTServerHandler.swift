@@ -117,4 +117,8 @@ public final class GATTServerHandler: ATTServerHandler {
     public func connectionEnded(_ connection: ConnectionHandle) async {
         _ = state.withLock { $0.server.disconnect(GATTConnectionID(connection)) }
     }
+
+    public func securityChanged(_ security: LinkSecurity, for connection: ConnectionHandle) {
+        state.withLock { $0.server.setSecurity(security, for: GATTConnectionID(connection)) }
+    }
 }

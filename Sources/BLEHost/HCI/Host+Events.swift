@@ -19,10 +19,14 @@ extension Host {
             guard disconnection.status.isSuccess else { return emit(.other(event)) }
             linkDown(disconnection.connectionHandle, reason: disconnection.reason)
         case .encryptionChange(let change):
-            encryptionChanged(change.connectionHandle, enabled: change.encryptionEnabled != .off, status: change.status)
+            encryptionChanged(
+                change.connectionHandle, enabled: change.encryptionEnabled != .off, keySize: nil, status: change.status)
         case .encryptionChangeV2(let change):
             encryptionChanged(
-                change.connectionHandle, enabled: change.encryptionEnabled != .off, status: change.status)
+                change.connectionHandle, enabled: change.encryptionEnabled != .off,
+                keySize: Int(change.encryptionKeySize), status: change.status)
+        case .encryptionKeyRefreshComplete(let refresh):
+            keyRefreshed(refresh.connectionHandle, status: refresh.status)
         case .hardwareError(let error):
             emit(.hardwareError(error.hardwareCode))
         case .dataBufferOverflow:
@@ -82,7 +86,7 @@ extension Host {
             }
             linkProcedureEnded(.phyUpdate, on: update.connectionHandle, status: update.status)
         case .longTermKeyRequest(let request):
-            emit(.longTermKeyRequest(request))
+            receivedLongTermKeyRequest(request)
         case .remoteConnectionParameterRequest(let request):
             receivedRemoteParameterRequest(request)
         default:
@@ -114,6 +118,7 @@ extension Host {
         bearers[handle] = ATTBearerState(
             ATTBearer(
                 preferredMTU: bearerMTU, transactionTimeout: configuration.attTransactionTimeout))
+        securityLinkUp(info)
         emit(.connected(info))
         deliverEarlyACL(for: handle)
         startLinkNegotiation(info)
@@ -130,6 +135,7 @@ extension Host {
         failBearer(handle, with: .disconnected(reason: reason))
         channelsLinkDown(handle, reason: reason)
         linkControl.linkEnded(handle, reason: reason)
+        securityLinkDown(handle, reason: reason)
         if let server = attServer { spawn { await server.connectionEnded(handle) } }
         emit(.disconnected(handle: handle, reason: reason))
         pumpACL()
@@ -152,14 +158,6 @@ extension Host {
     private func unknownHandle(_ handle: ConnectionHandle, in event: String) {
         statistics.eventsForUnknownHandle += 1
         logger.notice("dropped \(event) for handle \(handle): no such connection")
-    }
-
-    private func encryptionChanged(_ handle: ConnectionHandle, enabled: Bool, status: HCIStatus) {
-        if status.isSuccess, var info = connections[handle] {
-            info.isEncrypted = enabled
-            connections[handle] = info
-        }
-        emit(.encryptionChanged(handle: handle, enabled: enabled, status: status))
     }
 
     /// Disconnects a link (API or protocol-violation policy).

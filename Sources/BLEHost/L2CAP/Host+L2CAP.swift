@@ -75,6 +75,8 @@ extension Host {
             receivedATT(frame.payload, on: packet.handle)
         case .leSignaling:
             receivedSignal(frame.payload, on: packet.handle)
+        case .smp:
+            receivedSMP(frame.payload, on: packet.handle)
         default:
             // A credit based channel's K-frame (Vol 3 Part A §3.4.3).
             if L2CAPChannelID.leDynamicRange.contains(frame.channelID.rawValue),
@@ -82,8 +84,7 @@ extension Host {
             {
                 return
             }
-            // SMP arrives with its issue; a dynamic CID no channel has, and unknown fixed
-            // channels, are ignored (Vol 3 Part A §2.1: "shall be discarded").
+            // A dynamic CID no channel has, and unknown fixed channels, are ignored (Vol 3 Part A §2.1: "shall be discarded").
             statistics.framesOnUnservedChannels += 1
             logger.notice(
                 """

@@ -35,16 +35,6 @@ enum DatabaseHash {
     /// significant octet first, RFC 4493) is reversed — as Zephyr does to pass the SIG's
     /// qualification tests.
     static func compute(over attributes: some Sequence<ServerAttribute>) -> [UInt8] {
-        Array(cmac(key: [UInt8](repeating: 0, count: 16), message: message(over: attributes)).reversed())
-    }
-
-    /// AES-CMAC of `message` under a 16-octet `key`, most significant octet first (RFC 4493).
-    static func cmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        // A 16-octet key is always valid for AES-128, so construction cannot fail.
-        guard var mac = try? AES.CMAC(key: SymmetricKey(data: key)) else {
-            return [UInt8](repeating: 0, count: 16)
-        }
-        message.withUnsafeBytes { mac.update(bufferPointer: $0) }
-        return mac.finalize().withUnsafeBytes { Array($0) }
+        Array(SecurityFunctions.aesCMAC(key: [UInt8](repeating: 0, count: 16), message(over: attributes)).reversed())
     }
 }

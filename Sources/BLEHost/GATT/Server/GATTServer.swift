@@ -85,8 +85,10 @@ public struct GATTServer: Sendable {
     }
 
     /// The link's security changed (encryption started, key refreshed).
+    /// A connection not yet known starts with it (the host reports a link's security as the
+    /// link comes up, before any PDU).
     public mutating func setSecurity(_ security: LinkSecurity, for connection: GATTConnectionID) {
-        connections[connection]?.security = security
+        connections.values[connectionIndex(connection)].security = security
     }
 
     /// The application authorized (or stopped authorizing) a client for attributes that

@@ -7,8 +7,9 @@ public enum LinkSecurity: Hashable, Sendable {
     /// the client can start encryption rather than pair (Part C §10.3.1 picks the error).
     case unencrypted(keyAvailable: Bool)
     /// Encrypted with a key of `keySize` octets (7–16); `authenticated` when the pairing was
-    /// MITM-protected (LE security mode 1 level 3 or 4).
-    case encrypted(keySize: Int, authenticated: Bool)
+    /// MITM-protected (LE security mode 1 level 3), `secureConnections` when the key came from
+    /// LE Secure Connections (level 4 with an authenticated 16-octet key; Part C §10.2.1).
+    case encrypted(keySize: Int, authenticated: Bool, secureConnections: Bool = false)
 
     /// No encryption, no key.
     public static let none = LinkSecurity.unencrypted(keyAvailable: false)
@@ -69,7 +70,7 @@ extension LinkSecurity {
         switch self {
         case .unencrypted(let keyAvailable):
             return keyAvailable ? .insufficientEncryption : .insufficientAuthentication
-        case .encrypted(let keySize, let authenticated):
+        case .encrypted(let keySize, let authenticated, _):
             if requirement == .authentication && !authenticated { return .insufficientAuthentication }
             if keySize < minimumKeySize { return .encryptionKeySizeTooShort }
             return nil

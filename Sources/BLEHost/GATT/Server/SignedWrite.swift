@@ -15,7 +15,7 @@ enum SignedWrite {
         message.u16(handle)
         message.append(value)
         message.u32(signCounter)
-        let cmac = DatabaseHash.cmac(key: csrk.reversed(), message: message.bytes.reversed())
+        let cmac = SecurityFunctions.aesCMAC(key: csrk.reversed(), message.bytes.reversed())
         // The most significant 64 bits, read as an integer (first CMAC octet most significant).
         return cmac.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }

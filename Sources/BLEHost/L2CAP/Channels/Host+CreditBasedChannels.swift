@@ -145,7 +145,7 @@ extension Host {
 
     /// A signalling command about credit based channels; false when it is not one.
     func receivedChannelSignal(_ signal: L2CAPSignal, on handle: ConnectionHandle) -> Bool {
-        let security = L2CAPLinkSecurity(isEncrypted: connections[handle]?.isEncrypted ?? false)
+        let security = L2CAPLinkSecurity(security(of: handle))
         guard let actions = l2cap.machine.received(signal, on: handle, security: security, at: timeline.now()) else {
             return false
         }

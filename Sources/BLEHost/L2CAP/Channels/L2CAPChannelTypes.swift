@@ -64,6 +64,15 @@ public struct L2CAPLinkSecurity: Sendable, Hashable {
         self.isAuthorized = isAuthorized
         self.keySize = keySize
     }
+
+    /// The link's security as the host tracks it (authorization is the app's, per channel).
+    public init(_ security: LinkSecurity) {
+        switch security {
+        case .unencrypted: self.init()
+        case .encrypted(let keySize, let authenticated, _):
+            self.init(isEncrypted: true, isAuthenticated: authenticated, keySize: keySize)
+        }
+    }
 }
 
 /// Why a peer refused a channel, or why this host refuses one: the refusal results of Core 5.4
