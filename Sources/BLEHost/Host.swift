@@ -23,6 +23,9 @@ public struct HostConfiguration: Sendable {
     public var bondStore: any BondStore = InMemoryBondStore()
     /// Answers what pairing asks of the user (Just Works unless the app gives an agent).
     public var pairingAgent: any PairingAgent = JustWorksPairingAgent()
+    /// This host's Identity Resolving Key (Core 5.4 Vol 3 Part H §2.4.2.1): distributed in
+    /// pairing and the root of its resolvable private addresses. nil: a random one per host.
+    public var identityResolvingKey: SMPKey128?
     /// Write-without-response / notification PDUs a link may queue before it is "not ready".
     public var transmitQueueLimit: Int = 8
     /// Event mask pages sent at start (all LE events this host handles).
@@ -140,6 +143,8 @@ public actor Host {
     var securityManagers = SecurityManagerLinks()
     /// The agent pairing asks (the configuration's until `setPairingAgent`).
     var pairingAgent: any PairingAgent
+    /// This host's IRK (the configuration's, or random).
+    public internal(set) var identityResolvingKey: SMPKey128
 
     /// The address this host advertises, scans and initiates with, set by `start()`: the
     /// configured random static address; else the controller's public address; else — a
@@ -169,6 +174,9 @@ public actor Host {
         self.configuration = configuration
         self.logger = configuration.logger
         self.pairingAgent = configuration.pairingAgent
+        var generator = SystemRandomNumberGenerator()
+        self.identityResolvingKey =
+            configuration.identityResolvingKey ?? SMPKey128(high: generator.next(), low: generator.next())
         self.tracesPackets = configuration.logger.logLevel <= .trace
         if let executor {
             self.executor = executor
