@@ -35,6 +35,22 @@ import BLEWire
 @_exported import enum BLEHost.L2CAPRefusal
 @_exported import enum BLEHost.L2CAPChannelViolation
 
+// Pairing, bonds and link security (BLEHost; Core 5.4 Vol 3 Part H).
+@_exported import enum BLEHost.LinkSecurity
+@_exported import struct BLEHost.SecurityPolicy
+@_exported import protocol BLEHost.PairingAgent
+@_exported import struct BLEHost.JustWorksPairingAgent
+@_exported import struct BLEHost.PairingRequestInfo
+@_exported import enum BLEHost.PairingMethod
+@_exported import enum BLEHost.OutOfBandData
+@_exported import enum BLEHost.PairingError
+@_exported import struct BLEHost.Bond
+@_exported import struct BLEHost.LongTermKey
+@_exported import protocol BLEHost.BondStore
+@_exported import enum BLEHost.BondStoreError
+@_exported import class BLEHost.InMemoryBondStore
+@_exported import struct BLEWire.SMPKey128
+
 // The virtual radio and its time (BLEController, BLESimulation).
 @_exported import class BLEController.VirtualRadio
 @_exported import class BLEController.VirtualController
@@ -55,3 +71,10 @@ import BLEWire
 /// The connection parameters a central asks for (Core 5.4 Vol 4 Part E §7.8.12): named here so
 /// that an app need not import the wire formats' HCI namespace.
 public typealias ConnectionParameters = HCI.ConnectionParameters
+
+/// What this device can show and type for pairing (Core 5.4 Vol 3 Part H §2.3.2):
+/// `SecurityPolicy.ioCapability`.
+public typealias IOCapability = SMP.IOCapability
+
+/// Why pairing failed, as Pairing Failed names it (Core 5.4 Vol 3 Part H §3.5.5).
+public typealias PairingFailedReason = SMP.PairingFailedReason

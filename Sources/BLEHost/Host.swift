@@ -242,6 +242,7 @@ public actor Host {
         transactionWatchdog?.cancel()
         transactionWatchdog = nil
         channelsStopped()
+        securityStopped()
         for handle in connections.keys { linkControl.linkEnded(handle, reason: .connectionTerminatedByLocalHost) }
         await transport.close()
         eventSink.finish()

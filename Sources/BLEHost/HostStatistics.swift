@@ -53,6 +53,16 @@ public struct HostStatistics: Sendable, Equatable, Codable {
     public var longTermKeyRequestsWithoutKey = 0
     /// Bond store reads or writes that failed (the bond is not kept).
     public var bondStoreFailures = 0
+    /// SMP PDUs that did not decode or carried a code this version does not know, answered
+    /// with Pairing Failed (Core 5.4 Vol 3 Part H §3.3).
+    public var undecodableSMPPDUs = 0
+    /// SMP commands out of sequence or for the other role while no pairing expects them,
+    /// answered with Pairing Failed (or dropped, for a Pairing Failed).
+    public var unexpectedSMPCommands = 0
+    /// SMP procedures that timed out (Vol 3 Part H §3.4).
+    public var smpTimeouts = 0
+    /// SMP PDUs dropped because an SMP timeout closed SMP on their link (§3.4).
+    public var smpPDUsAfterTimeout = 0
 
     public init() {}
 }

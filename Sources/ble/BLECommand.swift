@@ -23,7 +23,7 @@ struct BLECommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ScanCommand.self, GATTDumpCommand.self, ReadCommand.self, WriteCommand.self,
             SubscribeCommand.self, ServeCommand.self, HeadsetCommand.self, OTACommand.self, ControllerCommand.self,
-            DecodeCommand.self, BenchCommand.self, L2CAPCommand.self,
+            DecodeCommand.self, BenchCommand.self, L2CAPCommand.self, PairCommand.self,
         ]
     )
 }

@@ -16,6 +16,12 @@ public enum CentralManagerEvent: Sendable {
     /// controller gave — 0x16 when this side disconnected, the peer's reason otherwise, 0x08
     /// when supervision timed out.
     case disconnected(Peripheral, reason: HCIStatus)
+    /// Pairing with the peripheral completed (Core 5.4 Vol 3 Part H); `bond` is what was stored.
+    case paired(Peripheral, bond: Bond?)
+    case pairingFailed(Peripheral, PairingError)
+    /// A bonded peripheral lost its bond: encryption with the bond's key met PIN or Key
+    /// Missing (0x06; Core 5.4 Vol 3 Part C §10.3.2).
+    case peerLostBond(Peripheral)
 }
 
 /// How to connect (Core Bluetooth's connect options, plus an optional timeout Core Bluetooth
@@ -231,9 +237,9 @@ public actor CentralManager: PoweredManager {
                 manager.links[handle]?.inPlace(passing: handle) { $0.becameReady($1) }
             }
             return true
-        case .encryptionChanged, .security, .other:
+        case .encryptionChanged, .other:
             return true
-        case .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected,
+        case .security, .advertisingReport, .extendedAdvertisingReport, .connected, .connectionFailed, .disconnected,
             .transportLost, .connectionUpdated, .attMTUChanged, .hardwareError:
             return false
         }
@@ -265,7 +271,9 @@ public actor CentralManager: PoweredManager {
             await links[handle]?.linkChanged(handle)
         case .hardwareError(let code):
             hardwareErrorReported(code)
-        case .encryptionChanged, .security, .other:
+        case .security(let handle, let event):
+            await securityEvent(event, on: handle)
+        case .encryptionChanged, .other:
             return
         }
     }

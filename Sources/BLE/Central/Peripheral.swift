@@ -22,6 +22,21 @@ public enum PeripheralEvent: Sendable {
     /// controller's reason, as the manager's `.disconnected` reports it
     /// (`centralManager(_:didDisconnectPeripheral:error:)`, seen from the peripheral).
     case disconnected(reason: HCIStatus)
+    /// Pairing began with this method, after the feature exchange (Core 5.4 Vol 3 Part H
+    /// §2.3.5.1).
+    case pairingStarted(PairingMethod)
+    /// Pairing completed and the link is encrypted with the new key; `bond` is what was
+    /// stored (nil when either side does not bond).
+    case paired(bond: Bond?)
+    /// Pairing failed (Pairing Failed either way, the SMP timeout, the user's refusal).
+    case pairingFailed(PairingError)
+    /// The link's security changed: encryption started (from pairing or a bond), its key was
+    /// refreshed, or it stopped (Core 5.4 Vol 4 Part E §7.7.8, §7.7.39).
+    case securityChanged(LinkSecurity)
+    /// The peripheral answered encryption with the bond's key with PIN or Key Missing (0x06):
+    /// it lost the bond (Core 5.4 Vol 3 Part C §10.3.2). `SecurityPolicy.rePairsWhenPeerLostBond`
+    /// decides whether to pair again.
+    case peerLostBond
 }
 
 /// A remote peripheral as a central sees it (Core Bluetooth's `CBPeripheral`): found by a

@@ -72,6 +72,11 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
     case transportInUse
     /// The calling task was cancelled while the call waited (`updateValueWhenReady`).
     case cancelled
+    /// Pairing or encryption did not give the link the security asked for (Core 5.4 Vol 3
+    /// Part H): the peer's or this side's Pairing Failed, the SMP timeout, the user's refusal.
+    case pairing(PairingError)
+    /// The bond store could not be read or written.
+    case bondStore(BondStoreError)
 
     public static func == (lhs: BLEError, rhs: BLEError) -> Bool {
         switch (lhs, rhs) {
@@ -95,6 +100,8 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case (.database(let a), .database(let b)): a == b
         case (.host(let a), .host(let b)): a == b
         case (.l2cap(let a), .l2cap(let b)): a == b
+        case (.pairing(let a), .pairing(let b)): a == b
+        case (.bondStore(let a), .bondStore(let b)): a == b
         default: false
         }
     }
@@ -127,6 +134,8 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .advertisingIntervalOutOfRange(let allowed): "the advertising interval must lie in \(allowed)"
         case .transportInUse: "the manager's transport is still in use; reattach after it is lost"
         case .cancelled: "the calling task was cancelled"
+        case .pairing(let error): "\(error)"
+        case .bondStore(let error): "\(error)"
         }
     }
 }

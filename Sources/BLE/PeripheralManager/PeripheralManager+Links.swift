@@ -10,7 +10,8 @@ extension PeripheralManager {
         // not use are dropped in place, without a task resumption each.
         let hostEvents = OrderedEventPump<HostEvent> { [weak self] event in
             switch event {
-            case .connected, .disconnected, .transportLost, .connectionUpdated, .attMTUChanged, .hardwareError:
+            case .connected, .disconnected, .transportLost, .connectionUpdated, .attMTUChanged, .hardwareError,
+                .security:
                 return false
             case .readyToSend:
                 self?.inPlace(passing: ()) { manager, _ in manager.checkReadiness() }
@@ -77,8 +78,10 @@ extension PeripheralManager {
             linkChanged(handle)
         case .hardwareError(let code):
             hardwareErrorReported(code)
+        case .security(let handle, let event):
+            securityEvent(event, on: handle)
         case .advertisingReport, .extendedAdvertisingReport, .connectionFailed,
-            .encryptionChanged, .security, .notification, .indication, .other:
+            .encryptionChanged, .notification, .indication, .other:
             return
         }
     }

@@ -22,6 +22,13 @@ public enum PeripheralManagerEvent: Sendable {
     /// A central confirmed an indication of the characteristic (Handle Value Confirmation,
     /// Vol 3 Part F §3.4.7.3).
     case indicationConfirmed(Central, Characteristic)
+    /// Pairing with a central began with this method (Core 5.4 Vol 3 Part H §2.3.5.1).
+    case pairingStarted(Central, PairingMethod)
+    /// Pairing with a central completed; `bond` is what was stored.
+    case paired(Central, bond: Bond?)
+    case pairingFailed(Central, PairingError)
+    /// A central's link security changed (encryption started, refreshed or stopped).
+    case securityChanged(Central, LinkSecurity)
 }
 
 /// The peripheral role (Core Bluetooth's `CBPeripheralManager`; Core 5.4 Vol 3 Part C §9.3 for

@@ -29,12 +29,14 @@ struct DeviceArguments: ParsableArguments {
     /// afterwards whatever happens.
     func withPeripheral<T: Sendable>(
         pacing: RadioOptions.VirtualPacing = .unpaced,
+        configuration: @escaping @Sendable (HostConfiguration) -> HostConfiguration = { $0 },
         _ body: @escaping @Sendable (Peripheral, RadioSession) async throws -> T
     ) async throws -> T {
         let address = try deviceAddress()
         let timeout = self.timeout
         return try await radio.withRadio(pacing: pacing) { session in
-            let central = await CentralManager(radio: session.radio, configuration: session.hostConfiguration)
+            let central = await CentralManager(
+                radio: session.radio, configuration: configuration(session.hostConfiguration))
             do {
                 try await attempt("powering on") { try await central.powerOn() }
                 let peripheral = try await Self.find(address, central: central, session: session, timeout: timeout)

@@ -12,7 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
             Publishes the file's services (primary, secondary, included), characteristics \
             (properties, permissions, values as hex or text, descriptors) and advertises its name, \
             service UUIDs, manufacturer and service data. Prints its address, then one line per \
-            connection, read, write and subscription. Runs until Ctrl-C or SIGTERM, or for \
+            connection, read, write, subscription and pairing (--io sets what this side can show and \
+            type; a passkey to type or a number to confirm comes from --passkey and --confirm, or \
+            standard input). Runs until Ctrl-C or SIGTERM, or for \
             --duration seconds. A mistake in the file is reported with its path in the document \
             (e.g. services[1].characteristics[0].properties[2]) and exit status 1.
 
@@ -26,6 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
     var duration: Double?
 
     @OptionGroup var radio: RadioOptions
+    @OptionGroup var pairing: PairingOptions
 
     func validate() throws {
         if let duration { try checkSeconds(duration, option: "--duration") }
@@ -35,10 +38,11 @@ struct ServeCommand: AsyncParsableCommand {
         let document = try GATTDocument.load(path: file)
         let seconds = duration
         let signals = StopSignals()
+        let pairing = self.pairing
         try await radio.withRadio(pacing: seconds == nil ? .wallClock : .unpaced) { session in
             let manager = try await attempt("starting the GATT server") {
                 try await PeripheralManager(
-                    radio: session.radio, configuration: session.hostConfiguration,
+                    radio: session.radio, configuration: pairing.applied(to: session.hostConfiguration),
                     gap: document.gap)
             }
             do {

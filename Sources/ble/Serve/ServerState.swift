@@ -103,6 +103,14 @@ struct ServerState {
         case .unsubscribed(let central, let characteristic):
             subscribers[characteristic.handle]?.remove(central.identifier)
             Console.out("unsubscribed: \(central.identifier) from \(characteristic.uuid.labelled)")
+        case .pairingStarted(let central, let method):
+            Console.out("pairing: \(central.identifier) (\(method))")
+        case .paired(let central, let bond):
+            Console.out("paired: \(central.identifier)\(bond == nil ? " (no bond)" : ", bonded")")
+        case .pairingFailed(let central, let error):
+            Console.out("pairing failed: \(central.identifier): \(error)")
+        case .securityChanged(let central, let security):
+            Console.out("security: \(central.identifier): \(PairingSummary.describe(security))")
         case .readyToUpdateSubscribers, .linkChanged, .indicationConfirmed:
             return
         }
