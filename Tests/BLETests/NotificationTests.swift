@@ -150,7 +150,9 @@ struct NotificationTests {
                 case .subscribed: sequence.append("subscribed")
                 case .unsubscribed: sequence.append("unsubscribed")
                 case .disconnected: sequence.append("disconnected")
-                case .connected, .readyToUpdateSubscribers, .linkChanged, .indicationConfirmed: continue
+                case .connected, .readyToUpdateSubscribers, .linkChanged, .indicationConfirmed, .pairingStarted, .paired,
+                    .pairingFailed, .securityChanged:
+                    continue
                 }
             }
             #expect(sequence == ["subscribed", "unsubscribed", "disconnected"])

@@ -241,7 +241,8 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         case .readyToUpdateSubscribers:
             readinessGeneration += 1
             readinessWaiters.resumeAll()
-        case .subscribed, .unsubscribed, .connected, .linkChanged, .indicationConfirmed:
+        case .subscribed, .unsubscribed, .connected, .linkChanged, .indicationConfirmed, .pairingStarted, .paired,
+            .pairingFailed, .securityChanged:
             break
         }
         managerEventSink.yield(event)

@@ -116,7 +116,7 @@ public actor Reconnector {
             }
             guard known?.key == key else { return }
             phase = .connected(peripheral)
-        case .failedToConnect:
+        case .failedToConnect, .paired, .pairingFailed, .peerLostBond:
             return
         }
     }

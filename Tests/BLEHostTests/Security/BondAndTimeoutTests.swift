@@ -15,9 +15,12 @@ struct BondAndTimeoutTests {
         try await pair.simulation.run {
             var peripheralEvents = pair.peripheral.events.makeAsyncIterator()
             var centralEvents = pair.central.events.makeAsyncIterator()
-            let (_, firstHandle) = try await pair.connect(
+            let (firstPeripheralHandle, firstHandle) = try await pair.connect(
                 peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
             let paired = try await pair.central.pair(firstHandle)
+            // The responder completes when the initiator's keys arrive (§3.6.1), after the
+            // central's pair() returned.
+            #expect(await PairingHosts.isPaired(&peripheralEvents, on: firstPeripheralHandle))
             await PairingHosts.disconnect(
                 pair, centralHandle: firstHandle, peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
 
@@ -48,9 +51,10 @@ struct BondAndTimeoutTests {
         try await pair.simulation.run {
             var peripheralEvents = pair.peripheral.events.makeAsyncIterator()
             var centralEvents = pair.central.events.makeAsyncIterator()
-            let (_, firstHandle) = try await pair.connect(
+            let (firstPeripheralHandle, firstHandle) = try await pair.connect(
                 peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
             _ = try await pair.central.pair(firstHandle)
+            #expect(await PairingHosts.isPaired(&peripheralEvents, on: firstPeripheralHandle))
             await PairingHosts.disconnect(
                 pair, centralHandle: firstHandle, peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
             let centralAddress = try #require(await pair.central.ownAddress)

@@ -66,6 +66,12 @@ enum PairingHosts {
         return seen
     }
 
+    /// Whether the next pairing outcome of `handle` is `.paired`.
+    static func isPaired(_ events: inout EventStream<HostEvent>.Iterator, on handle: ConnectionHandle) async -> Bool {
+        if case .paired? = await nextSecurityEvent(&events, on: handle, where: isOutcome) { return true }
+        return false
+    }
+
     static func isOutcome(_ event: SecurityEvent) -> Bool {
         switch event {
         case .paired, .pairingFailed: true
