@@ -68,6 +68,13 @@ struct ACLScheduler {
 
     func hasLink(_ handle: ConnectionHandle) -> Bool { links[handle] != nil }
 
+    /// True when everything queued on the link went out and the controller reported it sent
+    /// (Number Of Completed Packets), or the link is gone.
+    func isDelivered(_ handle: ConnectionHandle) -> Bool {
+        guard let link = links[handle] else { return true }
+        return link.isEmpty && link.inFlight == 0
+    }
+
     /// True when the link can take another command-class PDU without exceeding its queue limit.
     func isReady(_ handle: ConnectionHandle) -> Bool {
         guard let link = links[handle] else { return false }

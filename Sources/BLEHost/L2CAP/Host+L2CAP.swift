@@ -32,6 +32,7 @@ extension Host {
 
     /// Sends the ACL packets the controller's buffers allow, and tells waiters about room.
     func pumpACL() {
+        defer { if securityManagers.awaitsDelivery { releaseDeliveredPairings() } }
         acl.nextPackets(into: &aclOutbox)
         guard !aclOutbox.isEmpty else { return wakeReadinessWaiters() }
         for packet in aclOutbox {

@@ -122,7 +122,20 @@ extension Host {
         logger.debug("paired on \(handle) (\(keys.method), \(keys.security))\(bond == nil ? ", not bonded" : ", bonded")")
         emit(.security(handle: handle, .paired(bond: bond)))
         let security = encryption[handle]?.security ?? keys.security
-        for waiter in securityManagers.end(handle) { waiter.resume(returning: .success(security)) }
+        let waiters = securityManagers.end(handle)
+        if securityManagers[handle]?.role == .central, !acl.isDelivered(handle) {
+            // The initiator distributes its keys last (§3.6.1): its callers resume once they are
+            // sent, so that one who disconnects at once leaves the peer with its bond.
+            return securityManagers.awaitDelivery(handle, security: security, waiters: waiters)
+        }
+        for waiter in waiters { waiter.resume(returning: .success(security)) }
+    }
+
+    /// Resumes the callers of pairings whose last key distribution PDUs are sent.
+    func releaseDeliveredPairings() {
+        for (security, waiters) in securityManagers.delivered(where: acl.isDelivered) {
+            for waiter in waiters { waiter.resume(returning: .success(security)) }
+        }
     }
 
     /// Pairing failed: reported, the callers fail, the peer waits before trying again (§2.3.6).

@@ -33,6 +33,11 @@ struct SecurityManagerLinks {
     /// Repeated attempts (§2.3.6), by the peer's address: kept across its connections. Made
     /// at the first failure, with the policy's intervals.
     var attempts: RepeatedAttempts?
+    /// Pairings an initiator completed whose last key distribution PDUs are still on their way
+    /// to the controller: their callers resume once they were sent, so that a caller who
+    /// disconnects at once does not cut the peer's bond short.
+    private(set) var delivering: [ConnectionHandle: (security: LinkSecurity, waiters: [Waiter])] = [:]
+    var awaitsDelivery: Bool { !delivering.isEmpty }
     /// Sleeps until the earliest SMP deadline while one runs.
     var watchdog: Task<Void, Never>?
     private var nextGeneration = 0
@@ -48,7 +53,18 @@ struct SecurityManagerLinks {
 
     /// The link is gone: its waiters, to be failed by the caller.
     mutating func linkDown(_ handle: ConnectionHandle) -> [Waiter] {
-        links.removeValue(forKey: handle)?.waiters ?? []
+        (links.removeValue(forKey: handle)?.waiters ?? []) + (delivering.removeValue(forKey: handle)?.waiters ?? [])
+    }
+
+    /// `waiters` resume with `security` once the link's queued data is sent.
+    mutating func awaitDelivery(_ handle: ConnectionHandle, security: LinkSecurity, waiters: [Waiter]) {
+        delivering[handle, default: (security, [])].waiters += waiters
+    }
+
+    /// The pairings whose data is sent, per `isDelivered`, removed.
+    mutating func delivered(where isDelivered: (ConnectionHandle) -> Bool) -> [(LinkSecurity, [Waiter])] {
+        let done = delivering.keys.filter(isDelivered)
+        return done.compactMap { delivering.removeValue(forKey: $0) }
     }
 
     /// Starts `session` on the link; returns its generation.
