@@ -114,3 +114,26 @@ struct BondAndTimeoutTests {
         }
     }
 }
+
+@Suite("Key distribution before the caller goes on (Core 5.4 Vol 3 Part H §3.6.1)")
+struct KeyDeliveryTests {
+    @Test("The central's pair() returns once its keys are sent: a disconnection right after leaves the peripheral bonded")
+    func disconnectRightAfterPairing() async throws {
+        let centralBonds = InMemoryBondStore()
+        let peripheralBonds = InMemoryBondStore()
+        let pair = await PairingHosts.make(centralBonds: centralBonds, peripheralBonds: peripheralBonds)
+        try await pair.simulation.run {
+            var peripheralEvents = pair.peripheral.events.makeAsyncIterator()
+            var centralEvents = pair.central.events.makeAsyncIterator()
+            let (_, centralHandle) = try await pair.connect(
+                peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
+            _ = try await pair.central.pair(centralHandle)
+            await PairingHosts.disconnect(
+                pair, centralHandle: centralHandle, peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
+            #expect(peripheralBonds.bonds().first?.peer == (await pair.central.ownAddress))
+            #expect(peripheralBonds.bonds().first?.peerIRK == (await pair.central.identityResolvingKey))
+            await pair.central.stop()
+            await pair.peripheral.stop()
+        }
+    }
+}
