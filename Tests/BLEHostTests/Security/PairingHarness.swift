@@ -30,6 +30,8 @@ struct PairingHarness {
     var tamper: (Side, SMPCommand) -> SMPCommand? = { _, _ in nil }
     /// Encryption Change reaches the responder first (its keys may overtake the initiator's event).
     var responderEncryptsFirst = false
+    /// The controllers report the encryption failed.
+    var encryptionFails = false
 
     // What happened.
     var actions: [Side: [PairingAction]] = [.initiator: [], .responder: []]
@@ -153,7 +155,7 @@ struct PairingHarness {
     /// for the LE Long Term Key Request (a mismatch would end in a MIC failure).
     private mutating func encryptIfBothReady() {
         guard let (iKey, iSecurity) = encryptionKey[.initiator], let (rKey, _) = encryptionKey[.responder] else { return }
-        let security: LinkSecurity? = iKey == rKey ? iSecurity : nil
+        let security: LinkSecurity? = iKey == rKey && !encryptionFails ? iSecurity : nil
         if responderEncryptsFirst {
             process(.responder, responder.encryptionStarted(security))
             process(.initiator, initiator.encryptionStarted(security))

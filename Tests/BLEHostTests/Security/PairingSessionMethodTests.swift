@@ -220,16 +220,23 @@ struct PairingSessionMethodTests {
         }
     }
 
-    @Test("Bonding only when both set Bonding_Flags; keys are still exchanged for the link")
-    func notBondable() {
-        var h = PairingHarness { configuration, side in
-            if side == .responder { configuration.bondable = false }
+    @Test("Bonding only when both set Bonding_Flags; without it no keys are distributed", arguments: [false, true])
+    func notBondable(legacy: Bool) {
+        var central = SecurityPolicy()
+        central.allowsLegacyPairingAsCentral = true
+        var h = PairingHarness(initiator: central) { configuration, side in
+            if side == .responder {
+                configuration.bondable = false
+                configuration.supportsSecureConnections = !legacy
+            }
         }
         h.run()
         #expect(h.keys[.initiator]?.bonded == false)
         #expect(h.keys[.responder]?.bonded == false)
-        // A responder that does not bond distributes and asks nothing.
         #expect(h.keys[.initiator]?.peerIRK == nil)
+        #expect(!h.sent.values.joined().contains { $0.code.entry?.phase == .keyDistribution })
+        // Secure Connections still gives the link its LTK; legacy only the STK it encrypted with.
+        #expect((h.keys[.initiator]?.peerLongTermKey != nil) == !legacy)
     }
 
     @Test("A Security Request makes the initiator send Pairing Request (§3.6.7), with its MITM bit")

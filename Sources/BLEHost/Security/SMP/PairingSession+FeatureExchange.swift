@@ -69,11 +69,16 @@ extension PairingSession {
         }
         initiatorKeys.subtract([.linkKey])
         responderKeys.subtract([.linkKey])
+        let bonding = request.authReq.bondingFlags == .bonding && response.authReq.bondingFlags == .bonding
+        if !bonding {
+            // Keys that will not be kept are not distributed (as Zephyr and BlueZ do): both
+            // sides read the same flags, so both skip the phase.
+            initiatorKeys = []
+            responderKeys = []
+        }
         let negotiation = Negotiation(
             request: request, response: response, method: method, secureConnections: secureConnections,
-            keySize: keySize,
-            bonding: request.authReq.bondingFlags == .bonding && response.authReq.bondingFlags == .bonding,
-            initiatorKeys: initiatorKeys, responderKeys: responderKeys)
+            keySize: keySize, bonding: bonding, initiatorKeys: initiatorKeys, responderKeys: responderKeys)
         state = .authorizing(negotiation)
         actions.append(.methodChosen(method))
         actions.append(.ask(.authorize(method)))
