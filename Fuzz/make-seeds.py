@@ -172,6 +172,22 @@ def main():
         b"\x10\x10\x01\x01" + b"\xf0\x80" + signal("15 01 0a 00 60 00 64 00 40 00 02 00 00 00") + b"\xf4",
         b"\x10\x10\x01\x01" + b"\xf1\x03" + signal("18 01 0c 00 64 00 40 00 02 00 04 00 60 00 00 00 61 00"),
     ]
+    # smp-session: [IO capabilities and legacy flags][OOB, MITM, key size], then steps: 0xF0/0xF1
+    # relay one command, 0xF2 an answer, 0xF3 a timeout, 0xF4 encryption, 0xF5 relay until quiet,
+    # 0xF6 answer everything yes, anything else [length][SMP PDU] to one side (even: initiator).
+    honest = b"\xf5\xf6\xf5\xf6\xf5\xf6\xf5\xf6\xf5\xf4\x00\xf5"
+    corpus["smp-session"] = [
+        b"\x1c\x90" + honest,  # Secure Connections Just Works
+        b"\x0b\x90" + honest,  # Numeric Comparison
+        b"\x02\x90" + honest,  # Passkey Entry
+        b"\xe4\x90" + honest,  # legacy Just Works
+        b"\xca\x90" + honest,  # legacy Passkey Entry
+        b"\x1c\x93" + honest,  # Out of Band flags
+        b"\x1c\x90\xf5\xf6\xf5\xf3\x01\xf5",  # a timeout
+        b"\x1c\x90\xf5\xf6\xf5\xf6" + bytes([1, 65, 0x0C]) + bytes(range(32)) + bytes(32),  # Y = 0
+        b"\x1c\x90" + b"".join(bytes([1, len(p)]) + p for p in [h(x) for x in SMP]),
+        b"\x1c\x90" + b"".join(bytes([0, len(p)]) + p for p in [h(x) for x in SMP]) + b"\x00\x03\x20\x01\x02",
+    ]
     for target, seeds in corpus.items():
         directory = os.path.join(root, target)
         os.makedirs(directory, exist_ok=True)

@@ -47,7 +47,10 @@ extension PairingSession {
         }
         // The key size is the smaller maximum (§2.3.4).
         let keySize = Int(min(request.maximumEncryptionKeySize, response.maximumEncryptionKeySize))
-        if keySize < policy.minimumKeySize { return fail(.encryptionKeySize, into: &actions) }
+        // Secure Connections Only mode also requires a 128-bit key (Part C §10.2.4).
+        if keySize < policy.minimumKeySize || (policy.secureConnectionsOnly && keySize < 16) {
+            return fail(.encryptionKeySize, into: &actions)
+        }
         let local = isInitiator ? request : response
         let method = PairingMethodTable.method(
             local: local, peer: peer, secureConnections: secureConnections, isInitiator: isInitiator)
@@ -69,11 +72,16 @@ extension PairingSession {
         }
         initiatorKeys.subtract([.linkKey])
         responderKeys.subtract([.linkKey])
+        let bonding = request.authReq.bondingFlags == .bonding && response.authReq.bondingFlags == .bonding
+        if !bonding {
+            // Keys that will not be kept are not distributed (as Zephyr and BlueZ do): both
+            // sides read the same flags, so both skip the phase.
+            initiatorKeys = []
+            responderKeys = []
+        }
         let negotiation = Negotiation(
             request: request, response: response, method: method, secureConnections: secureConnections,
-            keySize: keySize,
-            bonding: request.authReq.bondingFlags == .bonding && response.authReq.bondingFlags == .bonding,
-            initiatorKeys: initiatorKeys, responderKeys: responderKeys)
+            keySize: keySize, bonding: bonding, initiatorKeys: initiatorKeys, responderKeys: responderKeys)
         state = .authorizing(negotiation)
         actions.append(.methodChosen(method))
         actions.append(.ask(.authorize(method)))

@@ -68,7 +68,9 @@ extension PairingSession {
         if !configuration.bondable { mine = [] }
         return SMP.PairingFeatures(
             ioCapability: policy.ioCapability, oobDataFlag: configuration.hasPeerOutOfBandData ? .present : .notPresent,
-            authReq: Self.authReq(policy: policy, bondable: configuration.bondable, extraMITM: extraMITM),
+            authReq: Self.authReq(
+                policy: policy, bondable: configuration.bondable, extraMITM: extraMITM,
+                secureConnections: configuration.supportsSecureConnections),
             maximumEncryptionKeySize: UInt8(clamping: min(16, max(7, policy.maximumKeySize))),
             initiatorKeyDistribution: isInitiator ? mine : theirs,
             responderKeyDistribution: isInitiator ? theirs : mine)

@@ -42,6 +42,9 @@ package struct PairingSession: Sendable {
         /// The repeated-attempts rule (§2.3.6) holds this peer back: refuse with Repeated
         /// Attempts.
         package var refusesAsRepeatedAttempts = false
+        /// Whether this side offers LE Secure Connections (the AuthReq SC bit). Always, except
+        /// to act as a legacy-only device (tests, interoperability checks).
+        package var supportsSecureConnections = true
         /// Nonces, passkeys and distributed keys come from here.
         package var random: PairingRandomSource = .system
 
@@ -98,8 +101,10 @@ package struct PairingSession: Sendable {
     /// The AuthReq this host sends: bonding as configured, Secure Connections always, and
     /// MITM when the policy requires it or the IO capability can give it (so two devices with
     /// displays compare numbers rather than fall back to Just Works).
-    static func authReq(policy: SecurityPolicy, bondable: Bool, extraMITM: Bool = false) -> SMP.AuthReq {
-        var flags: SMP.AuthReq = [.secureConnections]
+    static func authReq(
+        policy: SecurityPolicy, bondable: Bool, extraMITM: Bool = false, secureConnections: Bool = true
+    ) -> SMP.AuthReq {
+        var flags: SMP.AuthReq = secureConnections ? [.secureConnections] : []
         if policy.requiresMITM || policy.ioCapability != .noInputNoOutput || extraMITM { flags.insert(.mitm) }
         return SMP.AuthReq(bondingFlags: bondable ? .bonding : .noBonding, flags)
     }
@@ -168,7 +173,8 @@ package struct PairingSession: Sendable {
             return actions + [.stopTimer]
         }
         let sent = actions.contains { if case .send = $0 { true } else { false } }
-        return sent || received ? actions + [.startTimer] : actions
+        guard sent || received, !actions.contains(.startTimer) else { return actions }
+        return actions + [.startTimer]
     }
 
     // MARK: Failure
