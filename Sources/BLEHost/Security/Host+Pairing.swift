@@ -85,6 +85,7 @@ extension Host {
         var configuration = PairingSession.Configuration(
             policy: self.configuration.security, localAddress: own, peerAddress: link.address,
             localIdentityAddress: own, localIRK: identityResolvingKey)
+        configuration.supportsSecureConnections = securityManagers.supportsSecureConnections
         // §2.3.6: the session refuses with Repeated Attempts while the peer must wait.
         let now = timeline.now()
         if let attempts = securityManagers.attempts, attempts.refuses(link.address, at: now),
@@ -94,6 +95,12 @@ extension Host {
             configuration.refusesAsRepeatedAttempts = true
         }
         return PairingSession(role: role, configuration: configuration)
+    }
+
+    /// Pairs as a device without LE Secure Connections would (legacy pairing only, §2.3.5.2–
+    /// §2.3.5.5): for emulating older peers.
+    func setSupportsSecureConnections(_ supported: Bool) {
+        securityManagers.supportsSecureConnections = supported
     }
 
     // MARK: Receiving

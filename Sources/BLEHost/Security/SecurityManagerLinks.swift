@@ -38,6 +38,9 @@ struct SecurityManagerLinks {
     /// disconnects at once does not cut the peer's bond short.
     private(set) var delivering: [ConnectionHandle: (security: LinkSecurity, waiters: [Waiter])] = [:]
     var awaitsDelivery: Bool { !delivering.isEmpty }
+    /// Whether this host announces LE Secure Connections (the SC bit of AuthReq): false makes it
+    /// pair as a device before Core 4.2 does, with LE legacy pairing only (tests, emulation).
+    var supportsSecureConnections = true
     /// Sleeps until the earliest SMP deadline while one runs.
     var watchdog: Task<Void, Never>?
     private var nextGeneration = 0

@@ -183,3 +183,61 @@ struct PairingEndToEndTests {
         }
     }
 }
+
+@Suite("LE legacy pairing end to end (Core 5.4 Vol 3 Part H §2.3.5.2–§2.3.5.5)")
+struct LegacyPairingEndToEndTests {
+    @Test("Legacy Passkey Entry with a peripheral without Secure Connections: STK, then distributed LTK/EDIV/Rand; re-encryption from the bond")
+    func legacyPasskeyEntry() async throws {
+        let board = PasskeyBoard()
+        let centralBonds = InMemoryBondStore()
+        let peripheralBonds = InMemoryBondStore()
+        let pair = await PairingHosts.make(
+            central: PairingHosts.policy(.keyboardOnly) { $0.allowsLegacyPairingAsCentral = true },
+            peripheral: PairingHosts.policy(.displayOnly), centralAgent: ScriptedUser(board: board),
+            peripheralAgent: ScriptedUser(board: board), centralBonds: centralBonds, peripheralBonds: peripheralBonds)
+        await pair.peripheral.setSupportsSecureConnections(false)
+        try await pair.simulation.run {
+            var peripheralEvents = pair.peripheral.events.makeAsyncIterator()
+            var centralEvents = pair.central.events.makeAsyncIterator()
+            let (peripheralHandle, centralHandle) = try await pair.connect(
+                peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
+            let security = try await pair.central.pair(centralHandle)
+            #expect(security == .encrypted(keySize: 16, authenticated: true, secureConnections: false))
+            #expect(await PairingHosts.isPaired(&peripheralEvents, on: peripheralHandle))
+            #expect(await pair.peripheral.security(of: peripheralHandle) == security)
+            // Legacy: each side distributed its own LTK with EDIV and Rand (§3.6.2–§3.6.3).
+            let centralBond = try #require(centralBonds.bonds().first)
+            let peripheralBond = try #require(peripheralBonds.bonds().first)
+            #expect(centralBond.peerLongTermKey != nil)
+            #expect(centralBond.peerLongTermKey == peripheralBond.localLongTermKey)
+            #expect(centralBond.secureConnections == false)
+
+            // The next connection encrypts with the distributed LTK (LE Long Term Key Request
+            // names it by EDIV and Rand).
+            await PairingHosts.disconnect(
+                pair, centralHandle: centralHandle, peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
+            let (_, again) = try await pair.connect(peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
+            let event = await PairingHosts.nextSecurityEvent(&centralEvents, on: again)
+            #expect(event == .changed(security))
+            await pair.central.stop()
+            await pair.peripheral.stop()
+        }
+    }
+
+    @Test("A central that does not allow legacy pairing (the default) refuses it: Authentication Requirements")
+    func legacyRefusedByDefault() async throws {
+        let pair = await PairingHosts.make()
+        await pair.peripheral.setSupportsSecureConnections(false)
+        try await pair.simulation.run {
+            var peripheralEvents = pair.peripheral.events.makeAsyncIterator()
+            var centralEvents = pair.central.events.makeAsyncIterator()
+            let (_, centralHandle) = try await pair.connect(
+                peripheralEvents: &peripheralEvents, centralEvents: &centralEvents)
+            await #expect(throws: PairingError.failed(.authenticationRequirements, byPeer: false)) {
+                try await pair.central.pair(centralHandle)
+            }
+            await pair.central.stop()
+            await pair.peripheral.stop()
+        }
+    }
+}
