@@ -28,8 +28,10 @@ struct PairCommandTests {
         defer { controller.stop() }
         let listeners = try controller.lines(2).map(Self.listener)
         let server = try BackgroundProcess(
-            ["serve", "--gatt", examples.appendingPathComponent("thermometer.json").path, "--transport",
-                "tcp-client:127.0.0.1:\(listeners[0].port)"] + serveArguments)
+            [
+                "serve", "--gatt", examples.appendingPathComponent("thermometer.json").path, "--transport",
+                "tcp-client:127.0.0.1:\(listeners[0].port)",
+            ] + serveArguments)
         defer { server.stop() }
         _ = try server.lines(1)
         let address = String(listeners[0].address.prefix(17))
@@ -48,14 +50,18 @@ struct PairCommandTests {
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains("paired: Just Works"), "\(lines)")
-        #expect(lines.contains("security: encrypted, 16-octet key, unauthenticated (no MITM protection), LE Secure Connections"))
+        #expect(
+            lines.contains(
+                "security: encrypted, 16-octet key, unauthenticated (no MITM protection), LE Secure Connections"))
         #expect(lines.contains { $0.hasPrefix("bond: ") && $0.hasSuffix("keys: LTK, IRK, CSRK") }, "\(lines)")
         #expect(!result.standardOutput.contains("LTK:"))
         #expect(served.contains("paired: ") && served.contains(", bonded"), "\(served)")
         #expect(served.contains("security: "), "\(served)")
     }
 
-    @Test("Numeric Comparison (§2.3.5.6.2): both sides print the same six digits; --confirm yes on both; --show-keys prints the LTK")
+    @Test(
+        "Numeric Comparison (§2.3.5.6.2): both sides print the same six digits; --confirm yes on both; --show-keys prints the LTK"
+    )
     func numericComparison() throws {
         let (result, served) = try pair(
             serve: ["--io", "display-yes-no", "--confirm", "yes"],
@@ -63,7 +69,8 @@ struct PairCommandTests {
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains("paired: Numeric Comparison"), "\(lines)")
-        #expect(lines.contains("security: encrypted, 16-octet key, authenticated (MITM protection), LE Secure Connections"))
+        #expect(
+            lines.contains("security: encrypted, 16-octet key, authenticated (MITM protection), LE Secure Connections"))
         let number = try #require(lines.first { $0.hasPrefix("numeric comparison: ") })
         #expect(number.count == "numeric comparison: ".count + 6)
         #expect(served.contains(number), "\(served)")

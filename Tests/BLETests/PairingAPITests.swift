@@ -7,7 +7,9 @@ import Testing
 
 @Suite("Pairing through the public API (Core 5.4 Vol 3 Part H; Core Bluetooth's paired connection)")
 struct PairingAPITests {
-    @Test("Peripheral.pair() (Just Works, §2.3.5.6.1): encrypted on both sides, events on every listener, bonds on both managers")
+    @Test(
+        "Peripheral.pair() (Just Works, §2.3.5.6.1): encrypted on both sides, events on every listener, bonds on both managers"
+    )
     func pairJustWorks() async throws {
         try await TwoDevices.run { devices in
             let managerEvents = devices.peripheralManager.events

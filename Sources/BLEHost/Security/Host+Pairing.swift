@@ -91,7 +91,8 @@ extension Host {
         if let attempts = securityManagers.attempts, attempts.refuses(link.address, at: now),
             let until = attempts.refusedUntil(link.address)
         {
-            logger.notice("pairing with \(link.address) on \(handle) refused: repeated attempts, \(until - now) to wait (§2.3.6)")
+            logger.notice(
+                "pairing with \(link.address) on \(handle) refused: repeated attempts, \(until - now) to wait (§2.3.6)")
             configuration.refusesAsRepeatedAttempts = true
         }
         return PairingSession(role: role, configuration: configuration)
@@ -137,7 +138,9 @@ extension Host {
 
     /// A command while no pairing runs: a Pairing Request starts the responder, a Security
     /// Request makes the central encrypt or pair; anything else is out of sequence.
-    private func receivedWithoutSession(_ command: SMPCommand, _ link: SecurityManagerLinks.Link, on handle: ConnectionHandle) {
+    private func receivedWithoutSession(
+        _ command: SMPCommand, _ link: SecurityManagerLinks.Link, on handle: ConnectionHandle
+    ) {
         switch (command, link.role) {
         case (.pairingRequest, .peripheral):
             guard let session = makeSession(.responder, on: handle) else { return }

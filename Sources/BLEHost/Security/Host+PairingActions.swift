@@ -119,7 +119,8 @@ extension Host {
             encryption[handle]?.peer = identity
             emit(.security(handle: handle, .identityResolved(identity)))
         }
-        logger.debug("paired on \(handle) (\(keys.method), \(keys.security))\(bond == nil ? ", not bonded" : ", bonded")")
+        logger.debug(
+            "paired on \(handle) (\(keys.method), \(keys.security))\(bond == nil ? ", not bonded" : ", bonded")")
         emit(.security(handle: handle, .paired(bond: bond)))
         let security = encryption[handle]?.security ?? keys.security
         let waiters = securityManagers.end(handle)
@@ -152,7 +153,9 @@ extension Host {
     // MARK: Repeated attempts (§2.3.6)
 
     private func recordFailedAttempt(by peer: LEAddress) {
-        if securityManagers.attempts == nil { securityManagers.attempts = RepeatedAttempts(policy: configuration.security) }
+        if securityManagers.attempts == nil {
+            securityManagers.attempts = RepeatedAttempts(policy: configuration.security)
+        }
         securityManagers.attempts?.failed(peer, at: timeline.now())
     }
 }

@@ -43,7 +43,9 @@ extension Host {
 
     private func smpTimedOut(_ handle: ConnectionHandle) {
         statistics.smpTimeouts += 1
-        logger.notice("SMP timeout on \(handle): the peer sent nothing for \(configuration.security.pairingTimeout); SMP is closed on this link (§3.4)")
+        logger.notice(
+            "SMP timeout on \(handle): the peer sent nothing for \(configuration.security.pairingTimeout); SMP is closed on this link (§3.4)"
+        )
         securityManagers[handle]?.deadline = nil
         securityManagers[handle]?.closed = true
         if securityManagers[handle]?.session != nil { runSession(handle) { $0.timedOut() } }

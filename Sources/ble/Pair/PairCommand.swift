@@ -67,7 +67,8 @@ struct PairingSummary: Sendable {
         lines.append("bond: \(bond.peer), keys: \(keys.isEmpty ? "none" : keys.joined(separator: ", "))")
         guard showKeys else { return lines }
         if let ltk = bond.peerLongTermKey {
-            lines.append("LTK: \(ltk.key) EDIV \(Hex.prefixed(ltk.ediv, width: 4)) Rand \(Hex.prefixed(ltk.rand, width: 16))")
+            lines.append(
+                "LTK: \(ltk.key) EDIV \(Hex.prefixed(ltk.ediv, width: 4)) Rand \(Hex.prefixed(ltk.rand, width: 16))")
         }
         if let irk = bond.peerIRK { lines.append("IRK: \(irk)") }
         if let csrk = bond.peerCSRK { lines.append("CSRK: \(csrk)") }

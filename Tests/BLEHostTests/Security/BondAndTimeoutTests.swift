@@ -43,7 +43,9 @@ struct BondAndTimeoutTests {
         }
     }
 
-    @Test("A peripheral that lost the bond answers LE Long Term Key Request negatively: the central reports .peerLostBond (PIN or Key Missing)")
+    @Test(
+        "A peripheral that lost the bond answers LE Long Term Key Request negatively: the central reports .peerLostBond (PIN or Key Missing)"
+    )
     func peerLostBond() async throws {
         let centralBonds = InMemoryBondStore()
         let peripheralBonds = InMemoryBondStore()
@@ -77,7 +79,9 @@ struct BondAndTimeoutTests {
         }
     }
 
-    @Test("SMP timeout (§3.4): a peer that stops answering fails pairing after 30 s of virtual time; SMP is closed on the link")
+    @Test(
+        "SMP timeout (§3.4): a peer that stops answering fails pairing after 30 s of virtual time; SMP is closed on the link"
+    )
     func smpTimeout() async throws {
         // The peripheral's user never answers the authorization; its own SMP timer is longer,
         // so that it still answers later — into a link where the central closed SMP.
@@ -117,7 +121,8 @@ struct BondAndTimeoutTests {
 
 @Suite("Key distribution before the caller goes on (Core 5.4 Vol 3 Part H §3.6.1)")
 struct KeyDeliveryTests {
-    @Test("The central's pair() returns once its keys are sent: a disconnection right after leaves the peripheral bonded")
+    @Test(
+        "The central's pair() returns once its keys are sent: a disconnection right after leaves the peripheral bonded")
     func disconnectRightAfterPairing() async throws {
         let centralBonds = InMemoryBondStore()
         let peripheralBonds = InMemoryBondStore()

@@ -141,7 +141,8 @@ struct PairingEndToEndTests {
         }
     }
 
-    @Test("Security Request (§3.6.7): the peripheral asks, the central pairs; the peripheral's pair() returns encrypted")
+    @Test(
+        "Security Request (§3.6.7): the peripheral asks, the central pairs; the peripheral's pair() returns encrypted")
     func securityRequestMakesCentralPair() async throws {
         let centralBonds = InMemoryBondStore()
         let peripheralBonds = InMemoryBondStore()
@@ -186,7 +187,9 @@ struct PairingEndToEndTests {
 
 @Suite("LE legacy pairing end to end (Core 5.4 Vol 3 Part H §2.3.5.2–§2.3.5.5)")
 struct LegacyPairingEndToEndTests {
-    @Test("Legacy Passkey Entry with a peripheral without Secure Connections: STK, then distributed LTK/EDIV/Rand; re-encryption from the bond")
+    @Test(
+        "Legacy Passkey Entry with a peripheral without Secure Connections: STK, then distributed LTK/EDIV/Rand; re-encryption from the bond"
+    )
     func legacyPasskeyEntry() async throws {
         let board = PasskeyBoard()
         let centralBonds = InMemoryBondStore()

@@ -20,7 +20,10 @@ enum PairingHosts {
         let peripheralPort = await radio.addController(at: .origin)
         let centralPort = await radio.addController(at: AirPosition(x: 2, y: 0, z: 0))
         let simulation = radio.simulation
-        func host(_ port: VirtualControllerPort, _ policy: SecurityPolicy, _ agent: any PairingAgent, _ bonds: InMemoryBondStore) -> Host {
+        func host(
+            _ port: VirtualControllerPort, _ policy: SecurityPolicy, _ agent: any PairingAgent,
+            _ bonds: InMemoryBondStore
+        ) -> Host {
             var configuration = HostConfiguration()
             configuration.security = policy
             configuration.pairingAgent = agent

@@ -9,7 +9,9 @@ import Testing
 /// §3.3, §3.5.5): answered with Pairing Failed and counted, never a trap or silence.
 @Suite("The SMP fixed channel: malformed, unknown and out-of-sequence commands (Vol 3 Part H §3.3)")
 struct SMPChannelTests {
-    @Test("A reserved code gets Command Not Supported, a truncated Pairing Request Invalid Parameters, a Pairing Request to the central Command Not Supported; each counted")
+    @Test(
+        "A reserved code gets Command Not Supported, a truncated Pairing Request Invalid Parameters, a Pairing Request to the central Command Not Supported; each counted"
+    )
     func malformedAndUnexpected() async throws {
         let pair = await PairingHosts.make()
         try await pair.simulation.run {
