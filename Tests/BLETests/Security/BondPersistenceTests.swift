@@ -80,7 +80,7 @@ struct BondPersistenceTests {
         }
     }
 
-    @Test("Part G §2.5.2.1, §7.1: a database changed while away is rediscovered; a Service Changed range alone is refreshed")
+    @Test("Part G §2.5.2.1, §7.3: a database changed while away (another Database Hash) is rediscovered")
     func changedDatabaseRediscovered() async throws {
         try await TwoDevices.run { devices in
             try await devices.seedBonds()
@@ -102,6 +102,39 @@ struct BondPersistenceTests {
             let hash = await devices.centralBond()?.gattDatabaseHash
             let server = await manager.server
             #expect(hash == server.withServer { $0.database.hash })
+        }
+    }
+
+    @Test("Part G §7.1, §2.5.2: a Service Changed indication makes only its range stale; the next discovery refreshes it alone")
+    func serviceChangedRefreshesRange() async throws {
+        try await TwoDevices.run { devices in
+            try await devices.seedBonds()
+            let manager = devices.peripheralManager
+            let counting = CountingATTServer(await manager.server)
+            await devices.peripheralHost.setATTServer(counting)
+            let (peripheral, _) = try await devices.connectToSecured()
+            let full = counting.count("discovery")
+            var events = await peripheral.events().makeAsyncIterator()
+            let added = try await manager.add(
+                MutableService(
+                    uuid: 0xFAB0,
+                    characteristics: [
+                        MutableCharacteristic(
+                            uuid: 0xFAB1, properties: .read, permissions: .readable, value: .stored([1]))
+                    ]))
+            while let event = await events.next() {
+                if case .servicesModified = event { break }
+            }
+            let stale = try #require(await devices.centralBond()?.gattDatabase?.staleRanges)
+            #expect(stale.count == 1 && stale.first?.contains(added.handleRange.lowerBound) == true)
+            let before = counting.count("discovery")
+            let services = try await peripheral.discoverServices()
+            let refresh = counting.count("discovery") - before
+            #expect(services.map(\.uuid).contains(0xFAB0))
+            #expect(refresh > 0 && refresh < full)
+            let server = await manager.server
+            #expect(await devices.centralBond()?.gattDatabaseHash == server.withServer { $0.database.hash })
+            #expect(await devices.centralBond()?.gattDatabase?.isComplete == true)
         }
     }
 }
