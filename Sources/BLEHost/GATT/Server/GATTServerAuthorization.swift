@@ -34,34 +34,43 @@ extension GATTServer {
     /// a whole (`setAuthorized`). Read By Type is not asked about (it names a range, not
     /// attributes): it meets Insufficient Authorization unless the connection is authorized.
     public func authorizationsNeeded(for pdu: ATTPDU, connection id: GATTConnectionID) -> [AttributeAccessRequest] {
-        let state = connections[id] ?? GATTServerConnection(security: .none)
-        guard !state.isAuthorized, !state.isOutOfSync else { return [] }
-        let accesses: [(UInt16, AttributeAccess)]
+        // Asked for every request and Write Command: the common cases allocate nothing.
+        let index = connections.index(forKey: id)
+        let security = index.map { connections.values[$0].security } ?? .none
+        if let index, connections.values[index].isAuthorized || connections.values[index].isOutOfSync { return [] }
         switch pdu {
-        case .readRequest(let request): accesses = [(request.handle, .read)]
-        case .readBlobRequest(let request): accesses = [(request.handle, .read)]
-        case .readMultipleRequest(let request): accesses = request.setOfHandles.map { ($0, .read) }
-        case .readMultipleVariableRequest(let request): accesses = request.setOfHandles.map { ($0, .read) }
-        case .writeRequest(let request): accesses = [(request.handle, .write)]
-        case .writeCommand(let command): accesses = [(command.handle, .write)]
-        case .signedWriteCommand(let command): accesses = [(command.handle, .write)]
-        case .prepareWriteRequest(let request): accesses = [(request.handle, .write)]
+        case .readRequest(let request): return ask(request.handle, .read, id, security)
+        case .readBlobRequest(let request): return ask(request.handle, .read, id, security)
+        case .writeRequest(let request): return ask(request.handle, .write, id, security)
+        case .writeCommand(let command): return ask(command.handle, .write, id, security)
+        case .signedWriteCommand(let command): return ask(command.handle, .write, id, security)
+        case .prepareWriteRequest(let request): return ask(request.handle, .write, id, security)
+        case .readMultipleRequest(let request): return ask(Array(request.setOfHandles), id, security)
+        case .readMultipleVariableRequest(let request): return ask(Array(request.setOfHandles), id, security)
         default: return []
         }
-        var seen = Set<AccessGrant>()
-        return accesses.compactMap { handle, access in
-            guard seen.insert(AccessGrant(handle: handle, access: access)).inserted,
-                let attribute = database.attribute(at: handle)
-            else { return nil }
-            let permissions = effectivePermissions(attribute, access)
-            guard permissions.permits(access), permissions.requiresAuthorization(for: access),
-                state.security.error(
-                    for: permissions.requirement(for: access), minimumKeySize: configuration.minimumEncryptionKeySize)
-                    == nil
-            else { return nil }
-            return AttributeAccessRequest(
-                connection: id.handle, attribute: reference(to: attribute), access: access.request)
-        }
+    }
+
+    private func ask(_ handles: [UInt16], _ id: GATTConnectionID, _ security: LinkSecurity)
+        -> [AttributeAccessRequest]
+    {
+        var seen = Set<UInt16>()
+        return handles.flatMap { handle in seen.insert(handle).inserted ? ask(handle, .read, id, security) : [] }
+    }
+
+    /// The request to put to the application for one access, if it needs one.
+    private func ask(_ handle: UInt16, _ access: AttributeAccess, _ id: GATTConnectionID, _ security: LinkSecurity)
+        -> [AttributeAccessRequest]
+    {
+        guard let attribute = database.attribute(at: handle) else { return [] }
+        let permissions = effectivePermissions(attribute, access)
+        guard permissions.requiresAuthorization(for: access), permissions.permits(access),
+            security.error(for: permissions.requirement(for: access), minimumKeySize: configuration.minimumEncryptionKeySize)
+                == nil
+        else { return [] }
+        return [
+            AttributeAccessRequest(connection: id.handle, attribute: reference(to: attribute), access: access.request)
+        ]
     }
 
     /// Handles `pdu` with the accesses in `granted` authorized for it alone.
