@@ -9,9 +9,8 @@ import BLEWire
 // not when the link comes up. An address alone proves nothing (anyone can advertise a bonded
 // peer's public address), and restoring at connection would send a bonded client's
 // notifications to whoever uses its address; encryption with the bond's key is what shows the
-// peer is the bonded device (Part H §2.4.4: only the bonded devices hold the LTK). Core
-// Bluetooth likewise resumes a bonded central's subscriptions once the link is encrypted. The
-// CSRK is given at link up instead: a Signed Write Command authenticates itself on an
+// peer is the bonded device (Part H §2.4.4: the session key comes from the bond's LTK, which
+// only the two bonded devices hold). The CSRK is given at link up instead: a Signed Write Command authenticates itself on an
 // unencrypted link (Part H §2.4.5), which is where it is used.
 extension Host {
     /// A link came up: a bonded client's CSRK and last SignCounter go to the server.
