@@ -48,10 +48,10 @@ extension Peripheral {
     /// server has none.
     private func readDatabaseHash(client: GATTClient<HostATTBearer>, count: UInt64) async throws(BLEError) -> [UInt8]?
     {
-        let values: [GATTHandleValue]
+        let value: [UInt8]?
         do {
-            values = try await serialised { () async throws(GATTError) in
-                try await client.readValues(ofCharacteristic: GATTAttributeType.databaseHash, in: 0x0001...0xFFFF)
+            value = try await serialised { () async throws(GATTError) in
+                try await client.readFirstValue(ofCharacteristic: GATTAttributeType.databaseHash)
             }
         } catch {
             // No readable hash: no caching; only a lost link is an error.
@@ -59,7 +59,7 @@ extension Peripheral {
             throw BLEError(error)
         }
         try checkStillConnected(count)
-        guard let hash = values.first?.value, hash.count == 16 else { return nil }
+        guard let hash = value, hash.count == 16 else { return nil }
         return hash
     }
 
