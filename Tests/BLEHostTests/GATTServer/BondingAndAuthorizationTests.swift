@@ -71,6 +71,13 @@ struct AuthorizationPerAccessTests {
         // Granted: the value, for this request only.
         #expect(server.handle(read, connection: client1, attMTU: 23, granting: asks).response?.encoded == hex("0B 01"))
         #expect(server.exchange("0A " + le(readHandle)) == errorResponse(0x0A, readHandle, .insufficientAuthorization))
+        // Read By Type (Read Using Characteristic UUID) asks about the first value of the type.
+        let byType = try ATTPDU(decoding: hex("08 0100 FFFF 01CC")[...])
+        let typeAsks = server.authorizationsNeeded(for: byType, connection: client1)
+        #expect(typeAsks.map(\.attribute.handle) == [readHandle])
+        #expect(
+            server.handle(byType, connection: client1, attMTU: 23, granting: typeAsks).response?.encoded
+                == hex("09 03 " + le(readHandle) + " 01"))
     }
 
     @Test("Part F §3.4.5.1: a write requiring authorization is asked about as a write")

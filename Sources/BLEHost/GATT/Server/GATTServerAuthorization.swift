@@ -31,8 +31,8 @@ extension GATTServer {
     /// The accesses of `pdu` that need the application's authorization: attributes it names
     /// that require authorization for that access, that the link's security already allows
     /// (a security error is answered first, without asking), on a connection not authorized as
-    /// a whole (`setAuthorized`). Read By Type is not asked about (it names a range, not
-    /// attributes): it meets Insufficient Authorization unless the connection is authorized.
+    /// a whole (`setAuthorized`). For Read By Type, the first attribute of the type in the range
+    /// is asked about.
     public func authorizationsNeeded(for pdu: ATTPDU, connection id: GATTConnectionID) -> [AttributeAccessRequest] {
         // Asked for every request and Write Command: the common cases allocate nothing.
         let index = connections.index(forKey: id)
@@ -45,6 +45,14 @@ extension GATTServer {
         case .writeCommand(let command): return ask(command.handle, .write, id, security)
         case .signedWriteCommand(let command): return ask(command.handle, .write, id, security)
         case .prepareWriteRequest(let request): return ask(request.handle, .write, id, security)
+        case .readByTypeRequest(let request):
+            // The first attribute of the type is the one answered or refused (Part F §3.4.4.1);
+            // later ones needing authorization end the list.
+            guard request.startingHandle != 0, request.startingHandle <= request.endingHandle,
+                let first = database.attributes(in: request.startingHandle...request.endingHandle)
+                    .first(where: { $0.type == request.attributeType })
+            else { return [] }
+            return ask(first.handle, .read, id, security)
         case .readMultipleRequest(let request): return ask(Array(request.setOfHandles), id, security)
         case .readMultipleVariableRequest(let request): return ask(Array(request.setOfHandles), id, security)
         default: return []
