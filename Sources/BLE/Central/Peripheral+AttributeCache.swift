@@ -46,8 +46,7 @@ extension Peripheral {
 
     /// The Database Hash (Read Using Characteristic UUID 0x2B2A, Part G §7.3); nil when the
     /// server has none.
-    private func readDatabaseHash(client: GATTClient<HostATTBearer>, count: UInt64) async throws(BLEError) -> [UInt8]?
-    {
+    private func readDatabaseHash(client: GATTClient<HostATTBearer>, count: UInt64) async throws(BLEError) -> [UInt8]? {
         let value: [UInt8]?
         do {
             value = try await serialised { () async throws(GATTError) in
@@ -122,7 +121,9 @@ extension Peripheral {
             let serviceChanged = gatt.characteristics.first(where: {
                 $0.characteristic.uuid == GATTAttributeType.serviceChanged
             }),
-            serviceChanged.descriptors.contains(where: { $0.uuid == GATTAttributeType.clientCharacteristicConfiguration })
+            serviceChanged.descriptors.contains(where: {
+                $0.uuid == GATTAttributeType.clientCharacteristicConfiguration
+            })
         {
             serviceChangedHandle = serviceChanged.characteristic.valueHandle
         }

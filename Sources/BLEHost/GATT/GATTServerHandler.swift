@@ -77,7 +77,9 @@ public final class GATTServerHandler: ATTServerHandler {
     nonisolated(nonsending) public func handle(_ pdu: ATTPDU, connection: ConnectionHandle, mtu: Int) async -> ATTPDU? {
         let id = GATTConnectionID(connection)
         var granted: [AttributeAccessRequest] = []
-        let (asks, authorize) = state.withLock { ($0.server.authorizationsNeeded(for: pdu, connection: id), $0.onAuthorization) }
+        let (asks, authorize) = state.withLock {
+            ($0.server.authorizationsNeeded(for: pdu, connection: id), $0.onAuthorization)
+        }
         if let authorize {
             for request in asks where await authorize(request) { granted.append(request) }
         }

@@ -121,7 +121,9 @@ struct EncryptionRequiredSubscriptionTests {
         #expect(server.exchange("12 " + le(server.cccdHandle(0xCC04)) + " 0100", on: client2) == hex("13"))
     }
 
-    @Test("CharacteristicProperties: the declared octet keeps the low eight bits and shows the encryption bits as notify/indicate")
+    @Test(
+        "CharacteristicProperties: the declared octet keeps the low eight bits and shows the encryption bits as notify/indicate"
+    )
     func declaredOctet() {
         let properties: CharacteristicProperties = [.read, .indicateEncryptionRequired]
         #expect(properties.declaredOctet == 0x22)
@@ -132,7 +134,9 @@ struct EncryptionRequiredSubscriptionTests {
 
 @Suite("A bonded client's state across connections (Core 5.4 Vol 3 Part G §3.3.3.3, §2.5.2.1)")
 struct BondedClientRestorationTests {
-    @Test("Part G §3.3.3.3: saved configurations come back into a live connection and are reported; this connection's writes win")
+    @Test(
+        "Part G §3.3.3.3: saved configurations come back into a live connection and are reported; this connection's writes win"
+    )
     func restoreMerges() throws {
         var server = try bondingServer()
         let notify = server.cccdHandle(0xCC04)

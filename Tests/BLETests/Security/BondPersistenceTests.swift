@@ -16,7 +16,9 @@ struct BondPersistenceTests {
         return nil
     }
 
-    @Test("Part G §3.3.3.3: a bonded central's subscription persists; after reconnection updateValue reaches it without a new subscription")
+    @Test(
+        "Part G §3.3.3.3: a bonded central's subscription persists; after reconnection updateValue reaches it without a new subscription"
+    )
     func subscriptionsPersist() async throws {
         try await TwoDevices.run { devices in
             try await devices.seedBonds()
@@ -52,7 +54,9 @@ struct BondPersistenceTests {
         }
     }
 
-    @Test("Part G §2.5.2, §7.3: reconnecting to a bonded peripheral whose Database Hash matches sends no discovery request")
+    @Test(
+        "Part G §2.5.2, §7.3: reconnecting to a bonded peripheral whose Database Hash matches sends no discovery request"
+    )
     func cacheSkipsDiscovery() async throws {
         try await TwoDevices.run { devices in
             try await devices.seedBonds()
@@ -88,9 +92,13 @@ struct BondPersistenceTests {
             let (peripheral, _) = try await devices.connectToSecured()
             await devices.central.cancelPeripheralConnection(peripheral)
             // The peripheral adds a service while the central is away: the hash differs.
-            try await manager.add(MutableService(uuid: 0xFAB0, characteristics: [
-                MutableCharacteristic(uuid: 0xFAB1, properties: .read, permissions: .readable, value: .stored([1]))
-            ]))
+            try await manager.add(
+                MutableService(
+                    uuid: 0xFAB0,
+                    characteristics: [
+                        MutableCharacteristic(
+                            uuid: 0xFAB1, properties: .read, permissions: .readable, value: .stored([1]))
+                    ]))
             let counting = CountingATTServer(await manager.server)
             await devices.peripheralHost.setATTServer(counting)
             try await devices.central.connect(peripheral)
@@ -105,7 +113,9 @@ struct BondPersistenceTests {
         }
     }
 
-    @Test("Part G §7.1, §2.5.2: a Service Changed indication makes only its range stale; the next discovery refreshes it alone")
+    @Test(
+        "Part G §7.1, §2.5.2: a Service Changed indication makes only its range stale; the next discovery refreshes it alone"
+    )
     func serviceChangedRefreshesRange() async throws {
         try await TwoDevices.run { devices in
             try await devices.seedBonds()

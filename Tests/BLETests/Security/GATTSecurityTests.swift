@@ -105,7 +105,9 @@ struct GATTSecurityTests {
 
 @Suite("Signed Write Command as a client (Core 5.4 Vol 3 Part G §4.9.2; Part F §3.4.5.4; Part H §2.4.5)")
 struct SignedWriteClientTests {
-    @Test("Part H §2.4.5: on an unencrypted bonded link the write is signed with the CSRK and the counter goes up in the bond")
+    @Test(
+        "Part H §2.4.5: on an unencrypted bonded link the write is signed with the CSRK and the counter goes up in the bond"
+    )
     func signedOnUnencryptedLink() async throws {
         try await TwoDevices.run { devices in
             // Bonds holding the central's CSRK and no LTK: the link stays unencrypted.

@@ -73,7 +73,8 @@ extension GATTServer {
         guard let attribute = database.attribute(at: handle) else { return [] }
         let permissions = effectivePermissions(attribute, access)
         guard permissions.requiresAuthorization(for: access), permissions.permits(access),
-            security.error(for: permissions.requirement(for: access), minimumKeySize: configuration.minimumEncryptionKeySize)
+            security.error(
+                for: permissions.requirement(for: access), minimumKeySize: configuration.minimumEncryptionKeySize)
                 == nil
         else { return [] }
         return [

@@ -58,9 +58,8 @@ extension GATTServer {
         case .characteristicValue(let properties, _, _):
             // An encrypted link carries what would be signed as a plain Write Command (Part G
             // §4.9.2), so a value with `authenticatedSignedWrites` takes one there.
-            let needed: CharacteristicProperties =
-                signed ? .authenticatedSignedWrites
-                : state.security.isEncrypted ? [.writeWithoutResponse, .authenticatedSignedWrites] : .writeWithoutResponse
+            var needed: CharacteristicProperties = signed ? .authenticatedSignedWrites : .writeWithoutResponse
+            if !signed, state.security.isEncrypted { needed.insert(.authenticatedSignedWrites) }
             guard !properties.isDisjoint(with: needed) else { return .none }
         default:
             // Only characteristic values declare signed writes (Part G §3.3.1.1).
