@@ -148,3 +148,52 @@ struct BondPersistenceTests {
         }
     }
 }
+
+@Suite("A bonded client's state comes back only to the bonded device (Core 5.4 Vol 3 Part G §3.3.3.3; Part H §2.4.4)")
+struct BondedStateRestorationTests {
+    @Test(
+        "Part H §2.4.4: a central using a bonded address is given no saved subscription until it encrypts with the bond's key"
+    )
+    func restoredOnlyOnceEncrypted() async throws {
+        try await TwoDevices.run { devices in
+            let manager = devices.peripheralManager
+            try await manager.add(SecurityFixture.service)
+            try await manager.startAdvertising(AdvertisementData(serviceUUIDs: [SecurityFixture.serviceUUID]))
+            let published = try #require(
+                (await manager.services).flatMap { $0.characteristics ?? [] }.first {
+                    $0.uuid == SecurityFixture.streamUUID
+                })
+            let server = await manager.server
+            let cccd = try #require(
+                server.withServer { server -> UInt16? in
+                    guard
+                        case .characteristicValue(_, _, let cccd)? = server.database.attribute(at: published.handle)?
+                            .role
+                    else { return nil }
+                    return cccd
+                })
+            // The peripheral's bond says this central subscribed; the central holds no key yet.
+            try await devices.seedBonds(onCentral: false)
+            var bond = try #require(await devices.peripheralBond())
+            bond.gattClientState = GATTBondedClientState(
+                clientConfigurations: [cccd: 0x0001], databaseHash: server.withServer { $0.database.hash })
+            try await devices.peripheralHost.configuration.bondStore.save(bond)
+
+            let events = manager.events
+            let waiting = devices.spawn {
+                for await event in events {
+                    if case .subscribed(let central, _) = event { return Optional(central) }
+                }
+                return nil
+            }
+            let (peripheral, _) = try await devices.connectToSecured(publish: false)
+            // Connected and discovered, not encrypted: nothing restored.
+            #expect(await manager.subscribedCentrals(for: published).isEmpty)
+            // Encrypted with the bond's key: the subscription is back.
+            try await devices.seedBonds(onPeripheral: false)
+            _ = try await devices.centralHost.encrypt(try await devices.handle(of: peripheral))
+            let central = try #require(try await waiting.value)
+            #expect(await manager.subscribedCentrals(for: published) == [central])
+        }
+    }
+}
