@@ -109,7 +109,11 @@ public actor PeripheralManager: PoweredManager {
         }
         stack = await HostStack.make(radio, configuration: configuration)
         server = GATTServerHandler(
-            server: GATTServer(database: database, configuration: .init(mtu: configuration.preferredATTMTU)))
+            server: GATTServer(
+                database: database,
+                configuration: .init(
+                    mtu: configuration.preferredATTMTU,
+                    minimumEncryptionKeySize: configuration.security.minimumKeySize)))
         (readRequests, readSink) = EventStream.makeStream(of: ATTRequest.self)
         (writeRequests, writeSink) = EventStream.makeStream(of: [ATTRequest].self)
         server.setReadHandler { [weak self] request in
@@ -118,6 +122,8 @@ public actor PeripheralManager: PoweredManager {
         server.setWriteHandler { [weak self] request in
             await self?.receivedWrite(request) ?? .error(.unlikelyError)
         }
+        let host = stack.host
+        server.setAuthorizationHandler { request in await host.authorizeAccess(request) }
     }
 
     // MARK: Power

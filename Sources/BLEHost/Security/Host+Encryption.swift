@@ -10,6 +10,7 @@ extension Host {
         let bond = bond(forPeer: info.peerAddress)
         encryption.linkUp(info.handle, role: info.role, peer: info.peerAddress, bonded: bond != nil)
         if let security = encryption[info.handle]?.security { attServer?.securityChanged(security, for: info.handle) }
+        bondedClientLinkUp(info.handle)
         smpLinkUp(info)
         // A central re-encrypts a link to a bonded peer at once, as phones do (Part C
         // §10.3.2); a failure is reported as a security event, the link stays.
@@ -19,6 +20,7 @@ extension Host {
     }
 
     func securityLinkDown(_ handle: ConnectionHandle, reason: HCIStatus) {
+        bondedClientLinkDown(handle)
         for waiter in encryption.linkDown(handle) { waiter.resume(returning: .failure(.disconnected(reason))) }
         smpLinkDown(handle, reason: reason)
     }
@@ -139,6 +141,7 @@ extension Host {
     private func securityChanged(_ handle: ConnectionHandle, to security: LinkSecurity, waiters: [EncryptionLinks.Waiter]) {
         logger.debug("link \(handle) security: \(security)")
         attServer?.securityChanged(security, for: handle)
+        bondedClientSecurityChanged(handle, to: security)
         emit(.security(handle: handle, .changed(security)))
         smpEncryptionChanged(handle, security: security)
         for waiter in waiters { waiter.resume(returning: .success(security)) }
