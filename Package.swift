@@ -77,6 +77,7 @@ let package = Package(
             name: "BLE",
             dependencies: [
                 "BLEHost", "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEWire", "BLELocking",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 logging,
             ]
         ),

@@ -145,6 +145,8 @@ public actor Host {
     var pairingAgent: any PairingAgent
     /// This host's IRK (the configuration's, or random).
     public internal(set) var identityResolvingKey: SMPKey128
+    /// This host's private address and what it knows to resolve its peers' (Host+Privacy).
+    var privacy = HostPrivacy()
 
     /// The address this host advertises, scans and initiates with, set by `start()`: the
     /// configured random static address; else the controller's public address; else — a
@@ -153,9 +155,10 @@ public actor Host {
     public internal(set) var ownAddress: LEAddress?
 
     /// Own_Address_Type for advertising, scanning and initiating (Vol 4 Part E §7.8.5,
-    /// §7.8.10, §7.8.12): random when the host set a random static address.
+    /// §7.8.10, §7.8.12): random when the host set a random static address or uses a
+    /// resolvable private address (`currentAddress`).
     public var ownAddressType: HCI.OwnAddressType {
-        ownAddress?.type == .random ? .random : .public
+        privacy.address != nil || ownAddress?.type == .random ? .random : .public
     }
 
     /// What `start()` learned about the controller.
@@ -241,6 +244,7 @@ public actor Host {
         }
         transactionWatchdog?.cancel()
         transactionWatchdog = nil
+        stopPrivacy()
         channelsStopped()
         for handle in connections.keys { linkControl.linkEnded(handle, reason: .connectionTerminatedByLocalHost) }
         await transport.close()

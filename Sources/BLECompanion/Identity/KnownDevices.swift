@@ -211,7 +211,7 @@ public final class KnownDevices: Sendable {
 
     // MARK: Transactions
 
-    private func read<T>(_ body: (Database) throws -> T) throws(KnownDevicesError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(KnownDevicesError) -> T {
         do {
             return try database.read(body)
         } catch {
