@@ -50,6 +50,8 @@ public final class SQLiteBondStore: BondStore {
             throw Self.failure(error, path: path, opening: true)
         }
         try self.init(database: database, path: path)
+        // Only once the file proved to be a bond store: anything else is left as it was.
+        try Self.restrictMode(path)
     }
 
     /// A store in memory, gone with the value: for tests.
@@ -121,19 +123,22 @@ public final class SQLiteBondStore: BondStore {
 
     // MARK: The file
 
-    /// Creates an empty file (an empty SQLite database) readable by its owner only, or brings
-    /// an existing file's mode back to 0600. SQLite gives its journal the database file's mode.
+    /// Creates an empty file (an empty SQLite database) readable by its owner only when there
+    /// is none. SQLite gives its journal the database file's mode.
     private static func createOwnerOnly(_ path: String) throws(BondStoreError) {
-        var status = stat()
-        if stat(path, &status) != 0 {
-            do {
-                close(try FileAccess.openForWriting(path, truncate: false, mode: 0o600))
-            } catch {
-                throw .cannotOpen(path: path, reason: error.reason)
-            }
-            // The process's umask can only take bits away from 0600; nothing to add back.
-            return
+        guard !FileAccess.entryExists(path) else { return }
+        do {
+            // The process's umask can only take bits away from 0600.
+            close(try FileAccess.openForWriting(path, truncate: false, mode: 0o600))
+        } catch {
+            throw .cannotOpen(path: path, reason: error.reason)
         }
+    }
+
+    /// Brings a bond store whose mode lets others in (group or world bits) back to 0600.
+    private static func restrictMode(_ path: String) throws(BondStoreError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }
         guard status.st_mode & 0o077 != 0 else { return }
         guard chmod(path, 0o600) == 0 else {
             throw .cannotOpen(

@@ -11,10 +11,11 @@ import BLEWire
 // resolving list, and needs LL privacy, which many controllers lack; the host's way works on
 // every controller and keeps `currentAddress` exact. The address is renewed every
 // `PrivacyPolicy.addressRenewal` on the host's clock. A controller refuses a new random address
-// while legacy advertising, scanning or initiating uses the old one (§7.8.4) and a connectable
-// extended set while it is enabled (§7.8.52): nothing running is broken — the new address waits
-// and is set before the next of them starts (`prepareOwnAddress`), or when the set is next
-// started.
+// while legacy advertising, scanning or initiating uses the old one (§7.8.4): nothing running is
+// broken — the new address waits and is set before the next of them starts
+// (`prepareOwnAddress`). An enabled connectable extended set also refuses a new address
+// (§7.8.52); the host pauses that set for the change (disable, set, enable: a gap of a few
+// commands in its advertising), as it knows the sets that advertise from its private address.
 extension Host {
     /// The address this host shows on air now: its resolvable private address when the policy
     /// asks for privacy, else its identity address (`ownAddress`, which bonds are keyed by).
@@ -121,14 +122,28 @@ extension Host {
         try await send(HCI.LESetAdvertisingSetRandomAddress(advertisingHandle: set, randomAddress: address.address))
     }
 
+    /// Gives a set the new address. An enabled connectable set refuses it (Command Disallowed,
+    /// §7.8.52): it is paused for the change — disabled, given the address, enabled again
+    /// (§7.8.56) — so a peripheral that advertises for hours still renews its address.
     private func setAdvertisingSetAddress(_ set: UInt8, _ address: BluetoothAddress) async {
+        let change = HCI.LESetAdvertisingSetRandomAddress(advertisingHandle: set, randomAddress: address)
         do throws(HostError) {
-            try await send(HCI.LESetAdvertisingSetRandomAddress(advertisingHandle: set, randomAddress: address))
+            do throws(HostError) {
+                try await send(change)
+            } catch .commandFailed(_, .commandDisallowed) {
+                try await send(HCI.LESetExtendedAdvertisingEnable(enable: false, sets: [.init(advertisingHandle: set)]))
+                try await send(change)
+                try await send(HCI.LESetExtendedAdvertisingEnable(enable: true, sets: [.init(advertisingHandle: set)]))
+            }
         } catch {
-            // An enabled connectable set keeps its address until it is started again; a set
-            // that is gone no longer needs one.
-            if case .commandFailed(_, .unknownAdvertisingIdentifier) = error { privacy.advertisingSets.remove(set) }
-            logger.debug("advertising set \(set) keeps its address until restarted: \(error)")
+            // A set that is gone no longer needs an address; any other failure leaves the set
+            // with its old one until it is started again.
+            if case .commandFailed(_, .unknownAdvertisingIdentifier) = error {
+                privacy.advertisingSets.remove(set)
+            } else {
+                statistics.privacyCommandFailures += 1
+                logger.notice("advertising set \(set) keeps its old address until restarted: \(error)")
+            }
         }
     }
 }
