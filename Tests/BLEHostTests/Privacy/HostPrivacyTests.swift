@@ -182,12 +182,12 @@ struct HostPrivacyTests {
             #expect(info.peerAddress == identity.resolvedForm)
             #expect(await pair.central.encryption[info.handle]?.peer == identity)
             var resolved = false
-            var encrypted = false
-            while !(resolved && encrypted), let event = await centralEvents.next() {
+            var encryptionTried = false
+            while !(resolved && encryptionTried), let event = await centralEvents.next() {
                 if case .security(info.handle, .identityResolved(identity)) = event { resolved = true }
                 // Bonded, so the central encrypts at once — the peripheral has no key: it fails,
                 // but it was tried with the bond found by identity.
-                if case .encryptionChanged(info.handle, _, _) = event { encrypted = true }
+                if case .encryptionChanged(info.handle, _, _) = event { encryptionTried = true }
             }
             #expect(resolved)
             await pair.stop()

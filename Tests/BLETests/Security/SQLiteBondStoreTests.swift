@@ -192,7 +192,7 @@ struct SQLiteBondStoreTests {
             try? FileManager.default.removeItem(atPath: path)
             try SQLiteBondStore(path: path).save(BondSamples.full)
             try DatabaseQueue(path: path).write { try $0.execute(sql: statement) }
-            #expect(statement) {
+            #expect(Comment(rawValue: statement)) {
                 try SQLiteBondStore(path: path).bonds()
             } throws: { error in
                 if case .damaged = error as? BondStoreError { return true }
@@ -210,7 +210,7 @@ struct SQLiteBondStoreTests {
         defer { damage.remove() }
         for kind in DamagedPaths.Damage.allCases {
             let path = damage.make(kind, at: damage.missing("\(kind)"))
-            #expect("\(kind)") {
+            #expect(Comment(rawValue: "\(kind)")) {
                 try SQLiteBondStore(path: path)
             } throws: { error in
                 if case .cannotOpen(let reported, _) = error as? BondStoreError { return reported == path }
