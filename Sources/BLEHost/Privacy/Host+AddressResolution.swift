@@ -59,6 +59,11 @@ extension Host {
         return privacy.lastSeen[identity] ?? peer
     }
 
+    /// The private address a bonded identity the host resolved by itself was last seen at.
+    package func lastSeenAddress(of identity: LEAddress) -> LEAddress? {
+        privacy.lastSeen[identity.identityForm]
+    }
+
     /// The identity of a link's peer (what its security and bond are keyed by), and whether it
     /// was resolved from a private address to a bonded identity.
     func linkPeerIdentity(_ peer: LEAddress) -> (identity: LEAddress, resolved: Bool) {
