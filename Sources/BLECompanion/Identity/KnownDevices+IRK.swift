@@ -22,22 +22,6 @@ extension KnownDevices {
         }
     }
 
-    /// Records a scan result of a device that `identification` cannot name — one on a
-    /// resolvable private address — when a known device's IRK resolves its address; as
-    /// `observe(_:rememberNew:)` for any other. A known device seen at a new private address is
-    /// re-bound (`.rebound`).
-    @discardableResult
-    public func observeResolving(_ discovery: Discovery, rememberNew: Bool = false) throws(KnownDevicesError)
-        -> KnownDeviceObservation?
-    {
-        if identification.key(for: discovery) == nil, let device = try device(resolving: discovery.peripheral.address) {
-            return try observe(
-                key: device.key, address: discovery.peripheral.address, identifier: discovery.peripheral.identifier,
-                name: discovery.advertisementData.localName, rememberNew: false)
-        }
-        return try observe(discovery, rememberNew: rememberNew)
-    }
-
     /// Fills the IRK column from bonds (`Host.bonds`, `SQLiteBondStore.bonds()`): each bond with
     /// a peer IRK gives it to the device known by the bond's identity address (as its key or
     /// as the address it was last seen at) or by that IRK; a bonded device not known yet is

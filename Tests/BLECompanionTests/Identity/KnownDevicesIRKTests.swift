@@ -77,20 +77,29 @@ struct KnownDevicesIRKTests {
             let first = try await scan()
             #expect(first.peripheral.address.kind == .resolvablePrivate)
             #expect(registry.identification.key(for: first) == nil, "no MAC, no identity address")
-            let seen = try #require(try registry.observeResolving(first))
+            let seen = try #require(try registry.observe(first))
             #expect(seen.device.key == .irk(deviceIRK.bigEndianOctets))
             #expect(seen.device.address == first.peripheral.address)
 
             try await radio.simulation.clock.sleep(for: .seconds(61))
             let second = try await scan()
             #expect(second.peripheral.address != first.peripheral.address)
-            guard case .rebound(let old, let new)? = try registry.observeResolving(second) else {
+            guard case .rebound(let old, let new)? = try registry.observe(second) else {
                 Issue.record("not re-bound")
                 return
             }
             #expect(old.key == new.key)
             #expect(new.address == second.peripheral.address)
             #expect(try registry.all().count == 1)
+
+            // A search by key finds it by its IRK at its next address too.
+            try await radio.simulation.clock.sleep(for: .seconds(61))
+            let key = DeviceKey.irk(deviceIRK.bigEndianOctets)
+            let found = try #require(
+                try await registry.find(key, on: central, timeout: .seconds(5), clock: radio.simulation.clock))
+            #expect(found.peripheral.address != second.peripheral.address)
+            #expect(found.peripheral.address.kind == .resolvablePrivate)
+            #expect(try registry.device(forKey: key)?.address == found.peripheral.address)
             await central.close()
             await device.close()
         }
