@@ -172,6 +172,16 @@ def main():
         b"\x10\x10\x01\x01" + b"\xf0\x80" + signal("15 01 0a 00 60 00 64 00 40 00 02 00 00 00") + b"\xf4",
         b"\x10\x10\x01\x01" + b"\xf1\x03" + signal("18 01 0c 00 64 00 40 00 02 00 04 00 60 00 00 00 61 00"),
     ]
+    # bond-blobs: [selector (even: a bonded client's state, odd: a database cache)][blob], the
+    # forms of Sources/BLE/Security/BondBlobs.swift.
+    corpus["bond-blobs"] = [
+        h("00 01 0200 0900 0200 1200 0100 01 07 00 10" + " 00" * 16 + " 01 4d000000"),
+        h("00 01 0000 00 01 00 00"),
+        h("01 01 0100 2100 ffff 0200"
+          " 01 0100 0500 02 0f18 0100 0400 1000 1800 02 3412 0100 02 192a 0200 0300 12 0500 0100 02 0229 0500"
+          " 00 1000 1800 10 9ecadc24 0ee5a9e0 93f3a3b5 0100406e 0000 0000"),
+        h("01 01 0100 0100 ffff 0000"),
+    ]
     for target, seeds in corpus.items():
         directory = os.path.join(root, target)
         os.makedirs(directory, exist_ok=True)

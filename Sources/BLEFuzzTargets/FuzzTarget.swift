@@ -38,6 +38,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case controller
     /// The credit based channel machine fed signalling commands and K-frames.
     case l2capChannels = "l2cap-channels"
+    /// A bond's GATT state as a bond file keeps it (`BondBlobs`).
+    case bondBlobs = "bond-blobs"
 
     /// Runs the target on one input.
     package func run(_ bytes: [UInt8]) throws(FuzzFailure) {
@@ -58,6 +60,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .host: try HostTarget.run(bytes)
         case .controller: try ControllerTarget.run(bytes)
         case .l2capChannels: try CreditChannelsTarget.run(bytes)
+        case .bondBlobs: try BondBlobsTarget.run(bytes)
         }
     }
 
@@ -67,7 +70,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .gattJSON: 8192
         case .h4Stream, .btsnoop, .host, .controller, .gattServer, .deviceFrames, .aclReassembly, .l2capChannels: 4096
-        case .hciEvent, .hciCommand, .l2capSignalling, .att, .smp, .advertisingData, .render: 512
+        case .hciEvent, .hciCommand, .l2capSignalling, .att, .smp, .advertisingData, .render, .bondBlobs: 512
         }
     }
 }

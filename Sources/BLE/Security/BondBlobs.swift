@@ -22,12 +22,12 @@ import BLEWire
 ///
 /// Decoding takes untrusted bytes (a file can be damaged or edited): anything that does not
 /// fit is a `DecodeError`, never a trap, and the store reports it as a damaged bond.
-enum BondBlobs {
-    static let format: UInt8 = 1
+package enum BondBlobs {
+    package static let format: UInt8 = 1
 
     // MARK: Client state
 
-    static func encode(_ state: GATTBondedClientState) -> [UInt8] {
+    package static func encode(_ state: GATTBondedClientState) -> [UInt8] {
         var writer = ByteWriter()
         writer.u8(format)
         let configurations = state.clientConfigurations.sorted { $0.key < $1.key }
@@ -48,7 +48,7 @@ enum BondBlobs {
         return writer.bytes
     }
 
-    static func clientState(_ bytes: [UInt8]) throws(DecodeError) -> GATTBondedClientState {
+    package static func clientState(_ bytes: [UInt8]) throws(DecodeError) -> GATTBondedClientState {
         var reader = ByteReader(bytes, context: "GATT client state")
         try formatOctet(&reader)
         var configurations: [UInt16: UInt16] = [:]
@@ -71,7 +71,7 @@ enum BondBlobs {
 
     // MARK: Database cache
 
-    static func encode(_ cache: GATTDatabaseCache) -> [UInt8] {
+    package static func encode(_ cache: GATTDatabaseCache) -> [UInt8] {
         var writer = ByteWriter(capacity: 64)
         writer.u8(format)
         writer.u16(UInt16(clamping: cache.staleRanges.count))
@@ -110,7 +110,7 @@ enum BondBlobs {
         return writer.bytes
     }
 
-    static func databaseCache(_ bytes: [UInt8]) throws(DecodeError) -> GATTDatabaseCache {
+    package static func databaseCache(_ bytes: [UInt8]) throws(DecodeError) -> GATTDatabaseCache {
         var reader = ByteReader(bytes, context: "GATT database cache")
         try formatOctet(&reader)
         var stale: [ClosedRange<UInt16>] = []
