@@ -7,8 +7,14 @@ extension Host {
     // MARK: Link lifecycle
 
     func securityLinkUp(_ info: ConnectionInfo) {
-        let bond = bond(forPeer: info.peerAddress)
-        encryption.linkUp(info.handle, role: info.role, peer: info.peerAddress, bonded: bond != nil)
+        // Keyed by the identity behind a resolved private address (Host+AddressResolution).
+        let (peer, resolved) = linkPeerIdentity(info.peerAddress)
+        let bond = bond(forPeer: peer)
+        encryption.linkUp(info.handle, role: info.role, peer: peer, bonded: bond != nil)
+        if resolved, bond != nil {
+            // Reported after the link itself (`.connected` is emitted once this returns).
+            spawn { await self.emit(.security(handle: info.handle, .identityResolved(peer))) }
+        }
         if let security = encryption[info.handle]?.security { attServer?.securityChanged(security, for: info.handle) }
         bondedClientLinkUp(info.handle)
         smpLinkUp(info)

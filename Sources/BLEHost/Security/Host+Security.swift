@@ -61,6 +61,7 @@ extension Host {
         for bond in try configuration.bondStore.bonds() where bond.peer == peer {
             removed = try configuration.bondStore.remove(local: bond.local, peer: bond.peer) || removed
         }
+        peerIdentitiesChanged()
         return removed
     }
 
@@ -78,6 +79,7 @@ extension Host {
         } catch {
             bondStoreFailed(error)
         }
+        peerIdentitiesChanged()
     }
 
     func bondStoreFailed(_ error: BondStoreError) {
