@@ -98,7 +98,8 @@ package enum BondBlobs {
                 uuid(characteristic.uuid, into: &writer)
                 writer.u16(characteristic.declarationHandle)
                 writer.u16(characteristic.valueHandle)
-                writer.u8(characteristic.properties.rawValue)
+                // Discovered properties are the declaration's 8 bits (Part G §3.3.1.1).
+                writer.u8(UInt8(truncatingIfNeeded: characteristic.properties.rawValue))
                 writer.u16(characteristic.endHandle)
                 writer.u16(UInt16(clamping: found.descriptors.count))
                 for descriptor in found.descriptors {
@@ -132,7 +133,7 @@ package enum BondBlobs {
                 let type = try uuid(&reader)
                 let declaration = try reader.u16("declaration handle")
                 let value = try reader.u16("value handle")
-                let properties = CharacteristicProperties(rawValue: try reader.u8("properties"))
+                let properties = CharacteristicProperties(rawValue: UInt16(try reader.u8("properties")))
                 let end = try reader.u16("end handle")
                 guard
                     let characteristic = DiscoveredCharacteristic(
