@@ -146,6 +146,8 @@ let package = Package(
                 // end-to-end tests put a host on a virtual controller through the pipe.
                 "BLESimulation", "BLEController", "BLEVirtualHCI", "BLETestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // P-256 keys of the pairing tests (the specification's sample keys).
+                .product(name: "Crypto", package: "swift-crypto"),
                 logging,
             ]
         ),

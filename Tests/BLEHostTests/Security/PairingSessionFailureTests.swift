@@ -215,6 +215,19 @@ struct PairingSessionFailureTests {
         Self.expectFailed(r, by: .initiator, .encryptionKeySize)
     }
 
+    @Test("Secure Connections Only mode refuses a key under 16 octets (Part C §10.2.4)")
+    func secureConnectionsOnlyKeySize() {
+        var scOnly = SecurityPolicy()
+        scOnly.secureConnectionsOnly = true
+        scOnly.minimumKeySize = 7
+        var small = SecurityPolicy()
+        small.maximumKeySize = 12
+        small.minimumKeySize = 7
+        var h = PairingHarness(initiator: small, responder: scOnly)
+        h.run()
+        Self.expectFailed(h, by: .responder, .encryptionKeySize)
+    }
+
     @Test("Repeated attempts: a held-back peer is refused with Repeated Attempts (0x09)")
     func repeatedAttemptsRefusal() {
         var h = PairingHarness { configuration, side in configuration.refusesAsRepeatedAttempts = side == .responder }
@@ -261,6 +274,20 @@ struct PairingSessionFailureTests {
             let answer = initiator.received(.pairingResponse(SMP.PairingResponse(features: features)))
             #expect(answer.first == .send(.pairingFailed(SMP.PairingFailed(reason: .invalidParameters))))
         }
+    }
+
+    @Test("Identity Address Information with a reserved address type: Invalid Parameters (§3.6.5)")
+    func reservedIdentityAddressType() {
+        var h = PairingHarness()
+        h.tamper = { side, command in
+            if side == .responder, case .identityAddressInformation(var info) = command {
+                info.addressType = .reserved(0x05)
+                return .identityAddressInformation(info)
+            }
+            return nil
+        }
+        h.run()
+        Self.expectFailed(h, by: .initiator, .invalidParameters)
     }
 
     @Test("A reserved command code, or one the other role sends: Command Not Supported (0x07)")
@@ -398,11 +425,30 @@ struct PairingSessionFailureTests {
         Self.expectFailed(h, by: victim, .dhKeyCheckFailed)
     }
 
-    @Test("Our own public key reflected back: DHKey Check Failed, and X equal to ours with another Y")
+    /// p − y on P-256 (p = 2²⁵⁶ − 2²²⁴ + 2¹⁹² + 2⁹⁶ − 1): the Y of the negated point.
+    static func negated(_ y: SMPKey256) -> SMPKey256 {
+        let p: [UInt64] = [0xFFFF_FFFF_0000_0001, 0, 0x0000_0000_FFFF_FFFF, 0xFFFF_FFFF_FFFF_FFFF]
+        let value = [y.word3, y.word2, y.word1, y.word0]
+        var result = [UInt64](repeating: 0, count: 4)
+        var borrow: UInt64 = 0
+        for i in (0..<4).reversed() {
+            let (d1, o1) = p[i].subtractingReportingOverflow(value[i])
+            let (d2, o2) = d1.subtractingReportingOverflow(borrow)
+            result[i] = d2
+            borrow = (o1 || o2) ? 1 : 0
+        }
+        return SMPKey256(word3: result[0], word2: result[1], word1: result[2], word0: result[3])
+    }
+
+    @Test("Our own public key reflected back, or our X with another Y (even the on-curve −P): DHKey Check Failed")
     func reflectedKey() throws {
         let rKey = P256.KeyAgreement.PrivateKey()
         let own = P256KeyExchange(privateKey: rKey).publicKey
-        for forged in [own, SMP.PairingPublicKey(x: own.x, y: .zero)] {
+        let minusOwn = SMP.PairingPublicKey(x: own.x, y: Self.negated(own.y))
+        // −P is a valid point: only the reflection guard refuses it.
+        let x963 = [0x04] + P256KeyExchange.bigEndian(minusOwn.x) + P256KeyExchange.bigEndian(minusOwn.y)
+        #expect((try? P256.KeyAgreement.PublicKey(x963Representation: x963)) != nil)
+        for forged in [own, SMP.PairingPublicKey(x: own.x, y: .zero), minusOwn] {
             var h = PairingHarness { configuration, side in if side == .responder { configuration.privateKey = rKey } }
             h.tamper = { side, command in
                 if side == .initiator, case .pairingPublicKey = command { return .pairingPublicKey(forged) }

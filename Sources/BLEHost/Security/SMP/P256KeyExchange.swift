@@ -27,8 +27,9 @@ struct P256KeyExchange: Sendable {
         /// Not a point of P-256 (the invalid-curve attack, CVE-2018-5383): swift-crypto
         /// refuses to decode it.
         case notOnCurve
-        /// Our own public key sent back (a reflection; §2.3.5.6.1 requires a new key pair per
-        /// pairing, so an honest peer never has ours).
+        /// Our own X coordinate sent back: our key reflected, or its negation (X, p − Y), which
+        /// is on the curve. An honest peer's key pair is its own (§2.3.5.6.1), so it never
+        /// shares our X.
         case reflected
     }
 
@@ -36,7 +37,7 @@ struct P256KeyExchange: Sendable {
     /// why there is none. The whole point is checked — both coordinates — so a key with our X
     /// and another Y, or Y = 0, is refused rather than silently yielding a weak secret.
     func dhKey(peer: SMP.PairingPublicKey) -> Result<[UInt8], Refusal> {
-        if peer == publicKey { return .failure(.reflected) }
+        if peer.x == publicKey.x { return .failure(.reflected) }
         let x963 = [0x04] + Self.bigEndian(peer.x) + Self.bigEndian(peer.y)
         guard let key = try? P256.KeyAgreement.PublicKey(x963Representation: x963),
             let secret = try? privateKey.sharedSecretFromKeyAgreement(with: key)

@@ -73,7 +73,7 @@ package struct PairingKeys: Sendable, Hashable {
         Bond(
             local: local, peer: peerIdentityAddress ?? peerAddress, peerLongTermKey: peerLongTermKey,
             localLongTermKey: localLongTermKey, peerIRK: peerIRK, peerCSRK: peerCSRK,
-            peerSignCounter: peerCSRK == nil ? nil : 0, localCSRK: localCSRK, authenticated: authenticated,
+            localCSRK: localCSRK, authenticated: authenticated,
             secureConnections: secureConnections, keySize: keySize)
     }
 

@@ -47,7 +47,10 @@ extension PairingSession {
         }
         // The key size is the smaller maximum (§2.3.4).
         let keySize = Int(min(request.maximumEncryptionKeySize, response.maximumEncryptionKeySize))
-        if keySize < policy.minimumKeySize { return fail(.encryptionKeySize, into: &actions) }
+        // Secure Connections Only mode also requires a 128-bit key (Part C §10.2.4).
+        if keySize < policy.minimumKeySize || (policy.secureConnectionsOnly && keySize < 16) {
+            return fail(.encryptionKeySize, into: &actions)
+        }
         let local = isInitiator ? request : response
         let method = PairingMethodTable.method(
             local: local, peer: peer, secureConnections: secureConnections, isInitiator: isInitiator)

@@ -173,7 +173,8 @@ package struct PairingSession: Sendable {
             return actions + [.stopTimer]
         }
         let sent = actions.contains { if case .send = $0 { true } else { false } }
-        return sent || received ? actions + [.startTimer] : actions
+        guard sent || received, !actions.contains(.startTimer) else { return actions }
+        return actions + [.startTimer]
     }
 
     // MARK: Failure
