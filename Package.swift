@@ -77,6 +77,7 @@ let package = Package(
             name: "BLE",
             dependencies: [
                 "BLEHost", "BLETransport", "BLEVirtualHCI", "BLEController", "BLESimulation", "BLEWire", "BLELocking",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 logging,
             ]
         ),
@@ -154,7 +155,7 @@ let package = Package(
             name: "BLETests",
             dependencies: [
                 "BLE", "BLEController", "BLESimulation", "BLEVirtualHCI", "BLETransport", "BLEHost", "BLEWire",
-                "BLELocking",
+                "BLELocking", "BLETestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
@@ -184,7 +185,8 @@ let package = Package(
             name: "BLEBenchmarksTests", dependencies: ["BLEBenchmarks", "BLE", "BLEController", "BLESimulation", "BLEWire"]
         ),
         .testTarget(
-            name: "BLECLITests", dependencies: ["BLEWire", "BLESimulation", "BLETransport", "BLELocking", "ble"]
+            name: "BLECLITests",
+            dependencies: ["BLEWire", "BLESimulation", "BLETransport", "BLELocking", "BLE", "BLEHost", "ble"]
         ),
         // The seed corpus and every crash reproducer, replayed through their fuzz targets.
         .testTarget(name: "BLEFuzzTests", dependencies: ["BLEFuzzTargets"]),

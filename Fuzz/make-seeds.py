@@ -188,6 +188,16 @@ def main():
         b"\x1c\x90" + b"".join(bytes([1, len(p)]) + p for p in [h(x) for x in SMP]),
         b"\x1c\x90" + b"".join(bytes([0, len(p)]) + p for p in [h(x) for x in SMP]) + b"\x00\x03\x20\x01\x02",
     ]
+    # bond-blobs: [selector (even: a bonded client's state, odd: a database cache)][blob], the
+    # forms of Sources/BLE/Security/BondBlobs.swift.
+    corpus["bond-blobs"] = [
+        h("00 01 0200 0900 0200 1200 0100 01 07 00 10" + " 00" * 16 + " 01 4d000000"),
+        h("00 01 0000 00 01 00 00"),
+        h("01 01 0100 2100 ffff 0200"
+          " 01 0100 0500 02 0f18 0100 0400 1000 1800 02 3412 0100 02 192a 0200 0300 12 0500 0100 02 0229 0500"
+          " 00 1000 1800 10 9ecadc24 0ee5a9e0 93f3a3b5 0100406e 0000 0000"),
+        h("01 01 0100 0100 ffff 0000"),
+    ]
     for target, seeds in corpus.items():
         directory = os.path.join(root, target)
         os.makedirs(directory, exist_ok=True)

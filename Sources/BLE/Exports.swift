@@ -34,6 +34,9 @@ import BLEWire
 @_exported import enum BLEHost.L2CAPChannelError
 @_exported import enum BLEHost.L2CAPRefusal
 @_exported import enum BLEHost.L2CAPChannelViolation
+// GATT security (issue 14): what a refused access and a failed security raise carry.
+@_exported import enum BLEHost.PairingError
+@_exported import struct BLEHost.AttributeAccessRequest
 
 // Pairing, bonds and link security (BLEHost; Core 5.4 Vol 3 Part H).
 @_exported import enum BLEHost.LinkSecurity

@@ -40,6 +40,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case l2capChannels = "l2cap-channels"
     /// A pairing initiator and responder fed SMP commands, each other's and hostile ones.
     case smpSession = "smp-session"
+    /// A bond's GATT state as a bond file keeps it (`BondBlobs`).
+    case bondBlobs = "bond-blobs"
 
     /// Runs the target on one input.
     package func run(_ bytes: [UInt8]) throws(FuzzFailure) {
@@ -61,6 +63,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .controller: try ControllerTarget.run(bytes)
         case .l2capChannels: try CreditChannelsTarget.run(bytes)
         case .smpSession: try SMPSessionTarget.run(bytes)
+        case .bondBlobs: try BondBlobsTarget.run(bytes)
         }
     }
 
@@ -72,7 +75,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .h4Stream, .btsnoop, .host, .controller, .gattServer, .deviceFrames, .aclReassembly, .l2capChannels,
             .smpSession:
             4096
-        case .hciEvent, .hciCommand, .l2capSignalling, .att, .smp, .advertisingData, .render: 512
+        case .hciEvent, .hciCommand, .l2capSignalling, .att, .smp, .advertisingData, .render, .bondBlobs: 512
         }
     }
 }

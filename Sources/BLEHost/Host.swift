@@ -24,7 +24,9 @@ public struct HostConfiguration: Sendable {
     /// Answers what pairing asks of the user (Just Works unless the app gives an agent).
     public var pairingAgent: any PairingAgent = JustWorksPairingAgent()
     /// This host's Identity Resolving Key (Core 5.4 Vol 3 Part H §2.4.2.1): distributed in
-    /// pairing and the root of its resolvable private addresses. nil: a random one per host.
+    /// pairing and the root of its resolvable private addresses. nil: the bond store's, read at
+    /// start (a new random one is saved there on the first start), so peers keep recognising
+    /// this host across restarts.
     public var identityResolvingKey: SMPKey128?
     /// Write-without-response / notification PDUs a link may queue before it is "not ready".
     public var transmitQueueLimit: Int = 8
@@ -143,8 +145,11 @@ public actor Host {
     var securityManagers = SecurityManagerLinks()
     /// The agent pairing asks (the configuration's until `setPairingAgent`).
     var pairingAgent: any PairingAgent
-    /// This host's IRK (the configuration's, or random).
+    /// This host's IRK: the configuration's, else the bond store's from `start()` on (random
+    /// until then, and saved to the store when it holds none).
     public internal(set) var identityResolvingKey: SMPKey128
+    /// This host's private address and what it knows to resolve its peers' (Host+Privacy).
+    var privacy = HostPrivacy()
 
     /// The address this host advertises, scans and initiates with, set by `start()`: the
     /// configured random static address; else the controller's public address; else — a
@@ -153,9 +158,10 @@ public actor Host {
     public internal(set) var ownAddress: LEAddress?
 
     /// Own_Address_Type for advertising, scanning and initiating (Vol 4 Part E §7.8.5,
-    /// §7.8.10, §7.8.12): random when the host set a random static address.
+    /// §7.8.10, §7.8.12): random when the host set a random static address or uses a
+    /// resolvable private address (`currentAddress`).
     public var ownAddressType: HCI.OwnAddressType {
-        ownAddress?.type == .random ? .random : .public
+        privacy.address != nil || ownAddress?.type == .random ? .random : .public
     }
 
     /// What `start()` learned about the controller.
@@ -241,6 +247,7 @@ public actor Host {
         }
         transactionWatchdog?.cancel()
         transactionWatchdog = nil
+        stopPrivacy()
         channelsStopped()
         securityStopped()
         for handle in connections.keys { linkControl.linkEnded(handle, reason: .connectionTerminatedByLocalHost) }

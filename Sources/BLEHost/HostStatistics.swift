@@ -53,6 +53,9 @@ public struct HostStatistics: Sendable, Equatable, Codable {
     public var longTermKeyRequestsWithoutKey = 0
     /// Bond store reads or writes that failed (the bond is not kept).
     public var bondStoreFailures = 0
+    /// Privacy commands the controller failed other than for being busy (LE Set Random
+    /// Address, the resolving list); the host resolves by itself then.
+    public var privacyCommandFailures = 0
     /// SMP PDUs that did not decode or carried a code this version does not know, answered
     /// with Pairing Failed (Core 5.4 Vol 3 Part H §3.3).
     public var undecodableSMPPDUs = 0

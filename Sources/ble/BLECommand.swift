@@ -18,12 +18,12 @@ struct BLECommand: AsyncParsableCommand {
             connection-oriented channels. \
             `ble controller` serves virtual controllers to other hosts over TCP or UNIX sockets, \
             `ble decode` turns bytes into readable packets and `ble bench` measures the air-time \
-            model.
+            model. `ble bonds` lists and removes the bonds kept in a bonds file.
             """,
         subcommands: [
             DemoCommand.self, ScanCommand.self, GATTDumpCommand.self, ReadCommand.self, WriteCommand.self,
             SubscribeCommand.self, ServeCommand.self, HeadsetCommand.self, OTACommand.self, ControllerCommand.self,
-            DecodeCommand.self, BenchCommand.self, L2CAPCommand.self, PairCommand.self,
+            DecodeCommand.self, BenchCommand.self, L2CAPCommand.self, BondsCommand.self, PairCommand.self,
         ]
     )
 }

@@ -16,6 +16,8 @@ extension CentralManager {
     /// in 0.625 ms units.
     func sendScanParameters(active: Bool, interval: UInt16, window: UInt16) async throws(HostError) {
         let host = stack.host
+        // A private address renewal the controller refused while scanning is made now.
+        await host.prepareOwnAddress()
         let ownAddressType = await host.ownAddressType
         if usesExtendedCommands {
             try await host.send(
@@ -46,8 +48,10 @@ extension CentralManager {
         to peer: LEAddress?, scanInterval: UInt16, scanWindow: UInt16, parameters: HCI.ConnectionParameters
     ) async throws(HostError) {
         let host = stack.host
+        await host.prepareOwnAddress()
         let ownAddressType = await host.ownAddressType
-        let target = peer ?? LEAddress(.zero, type: .public)
+        // A peer the host resolved by itself is sought at the private address it was last seen at.
+        let target = await host.initiatorAddress(for: peer ?? LEAddress(.zero, type: .public))
         let filterPolicy: HCI.InitiatorFilterPolicy = peer == nil ? .filterAcceptList : .peerAddress
         let peerAddressType: AddressType = target.type.isRandom ? .random : .public
         if usesExtendedCommands {

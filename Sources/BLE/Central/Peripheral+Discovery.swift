@@ -9,6 +9,12 @@ extension Peripheral {
     @discardableResult
     public func discoverServices(_ serviceUUIDs: [BluetoothUUID]? = nil) async throws(BLEError) -> [Service] {
         let (client, count) = try client()
+        if let cache = try await cachedDatabase(client: client, count: count) {
+            // Part G §2.5.2: a bonded server's unchanged database is not discovered again.
+            let wanted = serviceUUIDs.flatMap { $0.isEmpty ? nil : Set($0) }
+            return cache.services.filter { $0.service.isPrimary && wanted?.contains($0.service.uuid) ?? true }
+                .compactMap { serviceRecords[$0.service.startHandle].map { snapshot($0) } }
+        }
         var found: [DiscoveredService] = []
         do {
             found = try await serialised { () async throws(GATTError) in
@@ -38,6 +44,11 @@ extension Peripheral {
     {
         let (client, count) = try client()
         let record = try locate(service)
+        if answersFromCache, let includes = record.includes {
+            let wanted = includedServiceUUIDs.flatMap { $0.isEmpty ? nil : Set($0) }
+            return includes.compactMap { serviceRecords[$0] }.filter { wanted?.contains($0.service.uuid) ?? true }
+                .map { snapshot($0) }
+        }
         var found: [DiscoveredIncludedService]
         do {
             found = try await serialised { () async throws(GATTError) in
@@ -76,6 +87,10 @@ extension Peripheral {
     {
         let (client, count) = try client()
         let record = try locate(service)
+        if answersFromCache, let characteristics = record.characteristics {
+            let wanted = characteristicUUIDs.flatMap { $0.isEmpty ? nil : Set($0) }
+            return characteristics.filter { wanted?.contains($0.discovered.uuid) ?? true }.map { snapshot($0) }
+        }
         var found: [DiscoveredCharacteristic]
         do {
             found = try await serialised { () async throws(GATTError) in
@@ -109,6 +124,9 @@ extension Peripheral {
     public func discoverDescriptors(for characteristic: Characteristic) async throws(BLEError) -> [Descriptor] {
         let (client, count) = try client()
         let (_, _, record) = try locate(characteristic)
+        if answersFromCache, let descriptors = record.descriptors {
+            return descriptors.map { snapshot($0, of: record.discovered.valueHandle) }
+        }
         let found: [DiscoveredDescriptor]
         do {
             found = try await serialised { () async throws(GATTError) in

@@ -16,12 +16,8 @@ extension Peripheral {
         let (_, _, record) = try locate(characteristic)
         guard record.discovered.properties.contains(.read) else { throw .propertyNotSupported(required: .read) }
         let value: [UInt8]
-        do {
-            value = try await serialised { () async throws(GATTError) in
-                try await client.readLongValue(handle: record.discovered.valueHandle)
-            }
-        } catch {
-            throw BLEError(error)
+        value = try await secured { () async throws(GATTError) in
+            try await client.readLongValue(handle: record.discovered.valueHandle)
         }
         try checkStillConnected(count)
         if case let (start, index, _)? = try? locate(characteristic) {
@@ -37,12 +33,8 @@ extension Peripheral {
         let (client, count) = try client()
         _ = try locate(descriptor)
         let value: [UInt8]
-        do {
-            value = try await serialised { () async throws(GATTError) in
-                try await client.readLongDescriptor(handle: descriptor.handle)
-            }
-        } catch {
-            throw BLEError(error)
+        value = try await secured { () async throws(GATTError) in
+            try await client.readLongDescriptor(handle: descriptor.handle)
         }
         try checkStillConnected(count)
         if case let (start, index, position)? = try? locate(descriptor) {
@@ -70,20 +62,21 @@ extension Peripheral {
             guard data.count <= Self.maximumValueLength else {
                 throw .valueTooLong(length: data.count, maximum: Self.maximumValueLength)
             }
-            do {
-                try await serialised { () async throws(GATTError) in
-                    if data.count <= mtu - 3 {
-                        try await client.writeValue(data, handle: handle)
-                    } else {
-                        try await client.writeLongValue(data, handle: handle)
-                    }
+            try await secured { () async throws(GATTError) in
+                if data.count <= mtu - 3 {
+                    try await client.writeValue(data, handle: handle)
+                } else {
+                    try await client.writeLongValue(data, handle: handle)
                 }
-            } catch {
-                throw BLEError(error)
             }
         case .withoutResponse:
-            guard properties.contains(.writeWithoutResponse) else {
+            guard !properties.isDisjoint(with: [.writeWithoutResponse, .authenticatedSignedWrites]) else {
                 throw .propertyNotSupported(required: .writeWithoutResponse)
+            }
+            if properties.contains(.authenticatedSignedWrites), case .connected(let connection) = link,
+                stack.inPlace(passing: connection, { $0.signsWrites(on: $1) })
+            {
+                return try await writeSigned(data, handle: handle, client: client, on: connection)
             }
             guard data.count <= mtu - 3 else { throw .valueTooLong(length: data.count, maximum: mtu - 3) }
             // With transmit room the Write Command goes out in place (the peripheral shares its
@@ -117,16 +110,12 @@ extension Peripheral {
             throw .valueTooLong(length: data.count, maximum: Self.maximumValueLength)
         }
         let mtu = await mtu
-        do {
-            try await serialised { () async throws(GATTError) in
-                if data.count <= mtu - 3 {
-                    try await client.writeDescriptor(data, handle: descriptor.handle)
-                } else {
-                    try await client.writeLongDescriptor(data, handle: descriptor.handle)
-                }
+        try await secured { () async throws(GATTError) in
+            if data.count <= mtu - 3 {
+                try await client.writeDescriptor(data, handle: descriptor.handle)
+            } else {
+                try await client.writeLongDescriptor(data, handle: descriptor.handle)
             }
-        } catch {
-            throw BLEError(error)
         }
     }
 
@@ -148,13 +137,9 @@ extension Peripheral {
         guard let descriptor = record.descriptors?.first(where: { $0.discovered.uuid == configuration }) else {
             throw .protocolViolation("\(characteristic) has no Client Characteristic Configuration descriptor")
         }
-        do {
-            try await serialised { () async throws(GATTError) in
-                try await client.setNotifyValue(
-                    enabled, for: record.discovered, descriptorHandle: descriptor.discovered.handle)
-            }
-        } catch {
-            throw BLEError(error)
+        try await secured { () async throws(GATTError) in
+            try await client.setNotifyValue(
+                enabled, for: record.discovered, descriptorHandle: descriptor.discovered.handle)
         }
         try checkStillConnected(count)
         if case let (start, index, _)? = try? locate(characteristic) {

@@ -42,6 +42,7 @@ extension Peripheral {
             .sorted { $0.service.startHandle < $1.service.startHandle }
         let snapshots = invalidated.filter(\.isListed).map { snapshot($0) }
         for record in invalidated { serviceRecords[record.service.startHandle] = nil }
+        cacheInvalidated(range)
         eventListeners.yield(.servicesModified(invalidatedServices: snapshots))
     }
 }

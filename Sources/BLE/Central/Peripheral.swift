@@ -84,6 +84,8 @@ public actor Peripheral {
     var serviceChangedHandle: UInt16?
     /// The link as last reported to listeners (`.linkChanged` reports changes from it).
     var reportedLink: LinkParameters?
+    /// A bonded peer's database for the current connection (Peripheral+AttributeCache).
+    var attributeCache: PeripheralAttributeCache?
 
     init(address: LEAddress, stack: HostStack, name: String?) {
         self.identifier = address.peerIdentifier

@@ -45,6 +45,10 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
     case advertisingDataTooLong(AdvertisingDataError)
     /// The peer answered with an ATT Error Response (Vol 3 Part F §3.4.1.1).
     case att(ATTErrorCode, handle: UInt16)
+    /// The peer answered Insufficient Authentication, Insufficient Encryption or Encryption Key
+    /// Size Too Short (Vol 3 Part F §3.4.1.1) and raising the link's security (encrypting
+    /// from the bond, or pairing) failed with `pairing`; the request was not retried.
+    case insufficientSecurity(ATTErrorCode, handle: UInt16, pairing: PairingError)
     /// The peer did not answer within the 30-second ATT transaction timeout (Vol 3 Part F
     /// §3.3.3); the link was closed.
     case transactionTimeout
@@ -96,6 +100,8 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case (.valueTooLong(let l1, let m1), .valueTooLong(let l2, let m2)): l1 == l2 && m1 == m2
         case (.advertisingDataTooLong(let a), .advertisingDataTooLong(let b)): a == b
         case (.att(let c1, let h1), .att(let c2, let h2)): c1 == c2 && h1 == h2
+        case (.insufficientSecurity(let c1, let h1, let p1), .insufficientSecurity(let c2, let h2, let p2)):
+            c1 == c2 && h1 == h2 && p1 == p2
         case (.protocolViolation(let a), .protocolViolation(let b)): a == b
         case (.database(let a), .database(let b)): a == b
         case (.host(let a), .host(let b)): a == b
@@ -123,6 +129,8 @@ public enum BLEError: Error, Sendable, Equatable, CustomStringConvertible {
         case .useSetNotifyValue: "the Client Characteristic Configuration is written by setNotifyValue"
         case .advertisingDataTooLong(let error): error.description
         case .att(let code, let handle): "ATT error \(code) on handle \(Hex.prefixed(handle, width: 4))"
+        case .insufficientSecurity(let code, let handle, let pairing):
+            "ATT error \(code) on handle \(Hex.prefixed(handle, width: 4)); raising the link's security failed: \(pairing)"
         case .transactionTimeout: "the ATT transaction timed out; the link was closed"
         case .protocolViolation(let what): "protocol violation: \(what)"
         case .rssiUnavailable: "the controller has no RSSI for this connection"

@@ -7,6 +7,8 @@ package enum PropertyNames {
         ("broadcast", .broadcast), ("read", .read), ("writeWithoutResponse", .writeWithoutResponse),
         ("write", .write), ("notify", .notify), ("indicate", .indicate),
         ("authenticatedSignedWrites", .authenticatedSignedWrites), ("extendedProperties", .extendedProperties),
+        ("notifyEncryptionRequired", .notifyEncryptionRequired),
+        ("indicateEncryptionRequired", .indicateEncryptionRequired),
     ]
 
     package static func names(_ properties: CharacteristicProperties) -> [String] {

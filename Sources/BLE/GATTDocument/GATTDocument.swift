@@ -156,6 +156,9 @@ package struct GATTDocument: Sendable {
             properties.insert(property)
         }
         guard !properties.isEmpty else { throw propertiesCursor.fail("a characteristic needs at least one property") }
+        // An encryption-required subscription notifies (indicates) as declared on air.
+        if properties.contains(.notifyEncryptionRequired) { properties.insert(.notify) }
+        if properties.contains(.indicateEncryptionRequired) { properties.insert(.indicate) }
         var extended: CharacteristicExtendedProperties?
         if let cursor = object.member("extendedProperties") {
             var set: CharacteristicExtendedProperties = []

@@ -104,6 +104,8 @@ extension PeripheralManager {
             advertisement = nil
             try await host.send(HCI.LESetAdvertisingEnable(advertisingEnable: false))
         }
+        // A private address renewal the controller refused while advertising is made now.
+        await host.prepareOwnAddress()
         try await host.send(plan.legacyParameters(ownAddressType: host.ownAddressType))
         try await host.send(HCI.LESetAdvertisingData(advertisingData: plan.data.encoded))
         if plan.scanResponse != nil || hadScanResponse {
@@ -127,13 +129,14 @@ extension PeripheralManager {
             _ = try? await host.send(HCI.LERemoveAdvertisingSet(advertisingHandle: set))
             advertising.setMayExist = false
         }
+        await host.prepareOwnAddress()
         let ownAddressType = await host.ownAddressType
         advertising.setMayExist = true
         try await host.send(plan.extendedParameters(ownAddressType: ownAddressType))
-        if ownAddressType == .random, let address = await host.ownAddress {
-            // A set advertises from its own random address (§7.8.52), not LE Set Random Address's.
-            try await host.send(
-                HCI.LESetAdvertisingSetRandomAddress(advertisingHandle: set, randomAddress: address.address))
+        if ownAddressType == .random {
+            // A set advertises from its own random address (§7.8.52), not LE Set Random
+            // Address's: the host's current one, renewed with it under privacy.
+            try await host.useCurrentAddress(forAdvertisingSet: set)
         }
         for command in plan.extendedDataCommands { try await host.send(command) }
         for command in plan.extendedScanResponseCommands { try await host.send(command) }

@@ -42,7 +42,7 @@ extension PeripheralManager {
     {
         try checkPoweredOn()
         let (_, definition) = try locate(characteristic)
-        guard !definition.properties.isDisjoint(with: [.notify, .indicate]) else {
+        guard !definition.properties.isDisjoint(with: .subscribable) else {
             throw .propertyNotSupported(required: [.notify, .indicate])
         }
         guard value.count <= Peripheral.maximumValueLength else {

@@ -116,7 +116,11 @@ public actor PeripheralManager: PoweredManager {
         }
         stack = await HostStack.make(radio, configuration: configuration)
         server = GATTServerHandler(
-            server: GATTServer(database: database, configuration: .init(mtu: configuration.preferredATTMTU)))
+            server: GATTServer(
+                database: database,
+                configuration: .init(
+                    mtu: configuration.preferredATTMTU,
+                    minimumEncryptionKeySize: configuration.security.minimumKeySize)))
         (readRequests, readSink) = EventStream.makeStream(of: ATTRequest.self)
         (writeRequests, writeSink) = EventStream.makeStream(of: [ATTRequest].self)
         server.setReadHandler { [weak self] request in
@@ -125,6 +129,8 @@ public actor PeripheralManager: PoweredManager {
         server.setWriteHandler { [weak self] request in
             await self?.receivedWrite(request) ?? .error(.unlikelyError)
         }
+        let host = stack.host
+        server.setAuthorizationHandler { request in await host.authorizeAccess(request) }
     }
 
     // MARK: Power
@@ -181,14 +187,15 @@ public actor PeripheralManager: PoweredManager {
 
     // MARK: Centrals
 
-    /// The address centrals see (`Host.ownAddress`): the configured random static address, the
-    /// controller's public address (Read BD_ADDR, Core 5.4 Vol 4 Part E §7.4.6), or a random
-    /// static one the host made up for a controller without a usable public address; nil until
-    /// powered on.
+    /// The address centrals see (`Host.currentAddress`): the host's resolvable private address
+    /// when its security policy asks for privacy, else its identity address — the configured
+    /// random static address, the controller's public address (Read BD_ADDR, Core 5.4 Vol 4
+    /// Part E §7.4.6), or a random static one the host made up for a controller without a
+    /// usable public address; nil until powered on.
     public var address: LEAddress? {
         get async {
             guard power.hostStarted else { return nil }
-            return await stack.host.ownAddress
+            return await stack.host.currentAddress
         }
     }
 

@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 import Foundation
 
 extension KnownDevices {
@@ -25,13 +26,17 @@ extension KnownDevices {
         let seen = await central.retrievePeripherals(withIdentifiers: identifiers)
         let seenIdentifiers = Set(seen.map(\.identifier))
         var keys: [UUID: DeviceKey] = [:]
+        var irks: [DeviceKey: SMPKey128] = [:]
         for identifier in identifiers where !seenIdentifiers.contains(identifier) {
-            if let device = try device(withIdentifier: identifier) { keys[identifier] = device.key }
+            guard let device = try device(withIdentifier: identifier) else { continue }
+            keys[identifier] = device.key
+            irks[device.key] = device.irk.flatMap(SMPKey128.init(storedOctets:))
         }
         var found: [DeviceKey: Discovery] = [:]
         if !keys.isEmpty {
             found = try await DeviceSearch.find(
-                Set(keys.values), on: central, identification: identification, timeout: timeout, clock: clock)
+                Set(keys.values), irks: irks, on: central, identification: identification, timeout: timeout,
+                clock: clock)
             for discovery in found.values { try observe(discovery) }
         }
         var result: [Peripheral] = []
@@ -52,8 +57,10 @@ extension KnownDevices {
     public func find(
         _ key: DeviceKey, on central: CentralManager, timeout: Duration = .seconds(10), clock: any Clock<Duration>
     ) async throws -> Discovery? {
+        let irk = try device(forKey: key)?.irk.flatMap(SMPKey128.init(storedOctets:))
         let found = try await DeviceSearch.find(
-            [key], on: central, identification: identification, timeout: timeout, clock: clock)
+            [key], irks: irk.map { [key: $0] } ?? [:], on: central, identification: identification, timeout: timeout,
+            clock: clock)
         guard let discovery = found[key] else { return nil }
         try observe(discovery)
         return discovery

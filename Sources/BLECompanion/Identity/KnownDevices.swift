@@ -117,13 +117,16 @@ public final class KnownDevices: Sendable {
 
     /// Records a scan result. A known device's record is brought up to date — re-bound when
     /// its address or identifier changed; an unknown one is remembered when `rememberNew` is
-    /// true. Nil when the device cannot be identified (`DeviceIdentification`) or is unknown and
-    /// not to be remembered.
+    /// true. A device `identification` cannot name — one on a resolvable private address — is
+    /// the known device whose IRK resolves its address (`device(resolving:)`). Nil when the
+    /// device cannot be identified or is unknown and not to be remembered.
     @discardableResult
     public func observe(_ discovery: Discovery, rememberNew: Bool = false) throws(KnownDevicesError)
         -> KnownDeviceObservation?
     {
-        guard let key = identification.key(for: discovery) else { return nil }
+        var key = identification.key(for: discovery)
+        if key == nil { key = try device(resolving: discovery.peripheral.address)?.key }
+        guard let key else { return nil }
         return try observe(
             key: key, address: discovery.peripheral.address, identifier: discovery.peripheral.identifier,
             name: discovery.advertisementData.localName, rememberNew: rememberNew)
@@ -211,7 +214,7 @@ public final class KnownDevices: Sendable {
 
     // MARK: Transactions
 
-    private func read<T>(_ body: (Database) throws -> T) throws(KnownDevicesError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(KnownDevicesError) -> T {
         do {
             return try database.read(body)
         } catch {

@@ -18,10 +18,14 @@ public final class GATTServerHandler: ATTServerHandler {
     public typealias ReadHandler = nonisolated(nonsending) @Sendable (GATTReadRequest) async -> GATTReadResult
     public typealias WriteHandler = nonisolated(nonsending) @Sendable (GATTWriteRequest) async -> GATTWriteResult
 
+    /// Answers whether a client may make an access that requires authorization.
+    public typealias AuthorizationHandler = nonisolated(nonsending) @Sendable (AttributeAccessRequest) async -> Bool
+
     private struct State {
         var server: GATTServer
         var onRead: ReadHandler?
         var onWrite: WriteHandler?
+        var onAuthorization: AuthorizationHandler?
         var observer: EventObserver?
     }
 
@@ -44,6 +48,13 @@ public final class GATTServerHandler: ATTServerHandler {
     /// How writes are accepted; without a handler, every permitted write succeeds.
     public func setWriteHandler(_ handler: WriteHandler?) { state.withLock { $0.onWrite = handler } }
 
+    /// How accesses that require authorization are decided (Core 5.4 Vol 3 Part F §3.2.5);
+    /// without a handler, only connections authorized with `GATTServer.setAuthorized` get
+    /// them.
+    public func setAuthorizationHandler(_ handler: AuthorizationHandler?) {
+        state.withLock { $0.onAuthorization = handler }
+    }
+
     /// Takes the events in place of `events`, from now on: no stream and no task resumption per
     /// Write Command.
     package func observeEvents(_ observer: EventObserver?) { state.withLock { $0.observer = observer } }
@@ -64,7 +75,15 @@ public final class GATTServerHandler: ATTServerHandler {
     }
 
     nonisolated(nonsending) public func handle(_ pdu: ATTPDU, connection: ConnectionHandle, mtu: Int) async -> ATTPDU? {
-        var outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection), attMTU: mtu) }
+        let id = GATTConnectionID(connection)
+        var granted: [AttributeAccessRequest] = []
+        let (asks, authorize) = state.withLock {
+            ($0.server.authorizationsNeeded(for: pdu, connection: id), $0.onAuthorization)
+        }
+        if let authorize {
+            for request in asks where await authorize(request) { granted.append(request) }
+        }
+        var outcome = state.withLock { $0.server.handle(pdu, connection: id, attMTU: mtu, granting: granted) }
         // The application may be asked several times (Read Multiple of dynamic values).
         while true {
             switch outcome {
@@ -95,7 +114,15 @@ public final class GATTServerHandler: ATTServerHandler {
     /// A command never asks the application (a write to a dynamic value is reported, not
     /// asked), so it is served in place: no task per Write Command.
     public func takeCommand(_ pdu: ATTPDU, connection: ConnectionHandle) -> Bool {
-        let outcome = state.withLock { $0.server.handle(pdu, connection: GATTConnectionID(connection)) }
+        // A command that needs the application's authorization waits for it on a task.
+        let outcome: GATTServerOutcome? = state.withLock {
+            let id = GATTConnectionID(connection)
+            guard $0.onAuthorization == nil || $0.server.authorizationsNeeded(for: pdu, connection: id).isEmpty else {
+                return nil
+            }
+            return $0.server.handle(pdu, connection: id)
+        }
+        guard let outcome else { return false }
         switch outcome {
         case .writeWithoutResponse(let command):
             emit(.writeWithoutResponse(command))
@@ -120,5 +147,33 @@ public final class GATTServerHandler: ATTServerHandler {
 
     public func securityChanged(_ security: LinkSecurity, for connection: ConnectionHandle) {
         state.withLock { $0.server.setSecurity(security, for: GATTConnectionID(connection)) }
+    }
+}
+
+extension GATTServerHandler: BondedClientServer {
+    public func bondedClientState(for connection: ConnectionHandle) -> GATTBondedClientState? {
+        withServer { $0.bondedState(for: GATTConnectionID(connection)) }
+    }
+
+    public func restoreBondedClient(_ bonded: GATTBondedClientState, for connection: ConnectionHandle) -> ATTPDU? {
+        let restoration = withServer { $0.restoreBondedClient(bonded, for: GATTConnectionID(connection)) }
+        // The restored subscriptions reach the application as if written now, so that its
+        // subscriber lists hold them and `updateValue` reaches the client again.
+        for subscription in restoration.subscriptions { emit(.subscriptionChanged(subscription)) }
+        return restoration.serviceChanged
+    }
+
+    public func setSigningKey(
+        _ csrk: SMPKey128, authenticated: Bool, lastCounter: UInt32?, for connection: ConnectionHandle
+    ) {
+        withServer {
+            $0.setSigningKey(
+                csrk.littleEndianBytes, authenticated: authenticated, lastCounter: lastCounter,
+                for: GATTConnectionID(connection))
+        }
+    }
+
+    public func lastSignCounter(for connection: ConnectionHandle) -> UInt32? {
+        withServer { $0.lastSignCounter(for: GATTConnectionID(connection)) }
     }
 }

@@ -167,6 +167,7 @@ extension Host {
         info.aclBufferCount = max(count, 1)
         acl.configure(bufferSize: info.aclBufferSize, bufferCount: info.aclBufferCount)
         controllerInfo = info
+        await startPrivacy()
         logger.debug(
             """
             controller ready: address \(ownAddress.map { "\($0)" } ?? "none"), \

@@ -46,9 +46,9 @@ extension Host {
     private func handle(_ meta: LEMetaEvent, event: HCIEvent) {
         switch meta {
         case .advertisingReport(let reports):
-            for report in reports.reports { emit(.advertisingReport(report)) }
+            for report in reports.reports { emit(.advertisingReport(resolved(report))) }
         case .extendedAdvertisingReport(let reports):
-            for report in reports.reports { emit(.extendedAdvertisingReport(report)) }
+            for report in reports.reports { emit(.extendedAdvertisingReport(resolved(report))) }
         case .connectionComplete(let complete):
             linkUp(
                 status: complete.status, handle: complete.connectionHandle, role: complete.role,
@@ -110,7 +110,7 @@ extension Host {
             return
         }
         let info = ConnectionInfo(
-            handle: handle, role: role, peerAddress: peer, connectionInterval: interval, peripheralLatency: latency,
+            handle: handle, role: role, peerAddress: resolvedPeer(peer), connectionInterval: interval, peripheralLatency: latency,
             supervisionTimeout: timeout)
         connections[handle] = info
         logger.debug("link \(handle) up as \(role) with \(peer)")

@@ -91,6 +91,12 @@ public protocol BondStore: Sendable {
     /// Removes the bond of `(local, peer)`; true when there was one.
     @discardableResult
     func remove(local: LEAddress, peer: LEAddress) throws(BondStoreError) -> Bool
+    /// This host's own Identity Resolving Key (Core 5.4 Vol 3 Part H §2.4.2.1), kept with its
+    /// bonds because peers hold it: a host that made a new one at each start would no longer
+    /// be recognised behind its resolvable private addresses. nil until one is saved.
+    func localIdentity() throws(BondStoreError) -> SMPKey128?
+    /// Keeps this host's IRK (replacing any saved before).
+    func saveLocalIdentity(_ irk: SMPKey128) throws(BondStoreError)
 }
 
 /// Why a bond store failed.

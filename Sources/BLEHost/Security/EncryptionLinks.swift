@@ -15,6 +15,13 @@ struct EncryptionLinks {
         var expected: LinkSecurity?
         /// Callers waiting for the encryption under way to end.
         var waiters: [Waiter] = []
+        /// The link was encrypted with the peer's bond: the GATT server holds its bonded
+        /// client state, to be saved back into the bond (`Host+BondedClients`).
+        var isBondedClient = false
+        /// What this host's GATT client discovered of the peer's database on this link, with the
+        /// Database Hash read with it: stored in the peer's bond (now, or when one is made).
+        var clientDatabase: GATTDatabaseCache?
+        var clientDatabaseHash: [UInt8]?
     }
 
     private(set) var links: [ConnectionHandle: Link] = [:]

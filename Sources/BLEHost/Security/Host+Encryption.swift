@@ -7,9 +7,16 @@ extension Host {
     // MARK: Link lifecycle
 
     func securityLinkUp(_ info: ConnectionInfo) {
-        let bond = bond(forPeer: info.peerAddress)
-        encryption.linkUp(info.handle, role: info.role, peer: info.peerAddress, bonded: bond != nil)
+        // Keyed by the identity behind a resolved private address (Host+AddressResolution).
+        let (peer, resolved) = linkPeerIdentity(info.peerAddress)
+        let bond = bond(forPeer: peer)
+        encryption.linkUp(info.handle, role: info.role, peer: peer, bonded: bond != nil)
+        if resolved, bond != nil {
+            // Reported after the link itself (`.connected` is emitted once this returns).
+            spawn { await self.emit(.security(handle: info.handle, .identityResolved(peer))) }
+        }
         if let security = encryption[info.handle]?.security { attServer?.securityChanged(security, for: info.handle) }
+        bondedClientLinkUp(info.handle)
         smpLinkUp(info)
         // A central re-encrypts a link to a bonded peer at once, as phones do (Part C
         // §10.3.2); a failure is reported as a security event, the link stays.
@@ -19,6 +26,7 @@ extension Host {
     }
 
     func securityLinkDown(_ handle: ConnectionHandle, reason: HCIStatus) {
+        bondedClientLinkDown(handle)
         for waiter in encryption.linkDown(handle) { waiter.resume(returning: .failure(.disconnected(reason))) }
         smpLinkDown(handle, reason: reason)
     }
@@ -139,6 +147,7 @@ extension Host {
     private func securityChanged(_ handle: ConnectionHandle, to security: LinkSecurity, waiters: [EncryptionLinks.Waiter]) {
         logger.debug("link \(handle) security: \(security)")
         attServer?.securityChanged(security, for: handle)
+        bondedClientSecurityChanged(handle, to: security)
         emit(.security(handle: handle, .changed(security)))
         smpEncryptionChanged(handle, security: security)
         for waiter in waiters { waiter.resume(returning: .success(security)) }

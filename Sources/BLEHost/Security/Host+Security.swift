@@ -61,6 +61,7 @@ extension Host {
         for bond in try configuration.bondStore.bonds() where bond.peer == peer {
             removed = try configuration.bondStore.remove(local: bond.local, peer: bond.peer) || removed
         }
+        peerIdentitiesChanged()
         return removed
     }
 
@@ -70,13 +71,15 @@ extension Host {
         return bonds.first { $0.peer == peer && (local == nil || $0.local == local) }
     }
 
-    /// Saves a bond pairing made.
+    /// Saves a bond (pairing made it, or what it keeps changed), with what the GATT server and
+    /// client keep for the peer (`withGATTState`).
     func saveBond(_ bond: Bond) {
         do throws(BondStoreError) {
-            try configuration.bondStore.save(bond)
+            try configuration.bondStore.save(withGATTState(bond))
         } catch {
             bondStoreFailed(error)
         }
+        peerIdentitiesChanged()
     }
 
     func bondStoreFailed(_ error: BondStoreError) {

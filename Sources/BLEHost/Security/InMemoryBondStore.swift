@@ -5,10 +5,16 @@ import BLEWire
 /// want bonds to survive give a file-backed store (`SQLiteBondStore` in BLE).
 public final class InMemoryBondStore: BondStore {
     private let storage: Locked<[Bond]>
+    private let identity: Locked<SMPKey128?>
 
-    public init(_ bonds: [Bond] = []) {
+    public init(_ bonds: [Bond] = [], localIdentity: SMPKey128? = nil) {
         storage = Locked(bonds)
+        identity = Locked(localIdentity)
     }
+
+    public func localIdentity() -> SMPKey128? { identity.withLock { $0 } }
+
+    public func saveLocalIdentity(_ irk: SMPKey128) { identity.withLock { $0 = irk } }
 
     public func bonds() -> [Bond] { storage.withLock { $0 } }
 

@@ -20,6 +20,9 @@ public protocol PairingAgent: Sendable {
     func confirmNumericComparison(_ value: UInt32, for request: PairingRequestInfo) async -> Bool
     /// Out of band data for the peer (§2.3.5.6.4, §2.3.5.4 legacy), nil when there is none.
     func outOfBandData(for request: PairingRequestInfo) async -> OutOfBandData?
+    /// Whether a client may read or write an attribute that requires authorization (Core 5.4
+    /// Vol 3 Part F §3.2.5); false answers it Insufficient Authorization.
+    func authorizeAccess(_ request: AttributeAccessRequest) async -> Bool
 }
 
 /// What an agent is told about a pairing.
@@ -75,4 +78,5 @@ public struct JustWorksPairingAgent: PairingAgent {
     public func requestPasskey(for request: PairingRequestInfo) async -> UInt32? { nil }
     public func confirmNumericComparison(_ value: UInt32, for request: PairingRequestInfo) async -> Bool { true }
     public func outOfBandData(for request: PairingRequestInfo) async -> OutOfBandData? { nil }
+    public func authorizeAccess(_ request: AttributeAccessRequest) async -> Bool { true }
 }

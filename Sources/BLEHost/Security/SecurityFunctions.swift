@@ -39,19 +39,26 @@ enum SecurityFunctions {
 }
 
 extension SMPKey128 {
-    /// The 16 octets most significant first (the specification's and FIPS-197's order).
-    var bigEndianOctets: [UInt8] {
+    /// The 16 octets most significant first (the specification's and FIPS-197's order; how
+    /// bond stores and the known-devices registry keep keys).
+    package var bigEndianOctets: [UInt8] {
         (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
             + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
     }
 
-    /// From 16 octets most significant first.
+    /// From 16 octets most significant first (the caller checks there are 16).
     init(bigEndianOctets octets: [UInt8]) {
         var high: UInt64 = 0
         var low: UInt64 = 0
         for i in 0..<8 { high = high << 8 | UInt64(octets[i]) }
         for i in 8..<16 { low = low << 8 | UInt64(octets[i]) }
         self.init(high: high, low: low)
+    }
+
+    /// From stored octets, most significant first; nil unless there are exactly 16.
+    package init?(storedOctets octets: [UInt8]) {
+        guard octets.count == 16 else { return nil }
+        self.init(bigEndianOctets: octets)
     }
 
     /// For HCI commands (LE Enable Encryption, LE Long Term Key Request Reply).

@@ -41,6 +41,10 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// This host's own resolvable private address (Vol 6 Part B §1.3.2.2), nil for none (the
     /// host keeps its public or static address).
     public var privacy: PrivacyPolicy?
+    /// Peers' resolvable private addresses are resolved in the controller's resolving list
+    /// when it has LL privacy (Vol 4 Part E §7.8.38, §7.8.44), else — or with false — by the
+    /// host alone (Vol 6 Part B §1.3.2.3).
+    public var resolvesInController = true
 
     public init() {}
 

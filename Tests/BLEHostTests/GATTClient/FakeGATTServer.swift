@@ -97,7 +97,7 @@ actor FakeGATTServer: ATTClientBearer {
                 add(0x2802, value)
             }
             for characteristic in service.characteristics {
-                add(0x2803, [characteristic.properties.rawValue] + le(handle + 1) + octets(characteristic.uuid))
+                add(0x2803, [characteristic.properties.declaredOctet] + le(handle + 1) + octets(characteristic.uuid))
                 attributes.append(
                     Attribute(
                         handle: handle, type: characteristic.uuid, value: characteristic.value,

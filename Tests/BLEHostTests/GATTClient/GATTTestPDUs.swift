@@ -28,7 +28,7 @@ enum PDUs {
 
     /// A Read By Type Response of characteristic declarations (handle, properties, value handle, UUID).
     static func declarations(_ entries: [(UInt16, CharacteristicProperties, UInt16, BluetoothUUID)]) -> ATTPDU {
-        values(entries.map { ($0.0, [$0.1.rawValue] + FakeGATTServer.le($0.2) + FakeGATTServer.octets($0.3)) })
+        values(entries.map { ($0.0, [$0.1.declaredOctet] + FakeGATTServer.le($0.2) + FakeGATTServer.octets($0.3)) })
     }
 
     static func findInformation(_ start: UInt16, _ end: UInt16) -> ATTPDU {

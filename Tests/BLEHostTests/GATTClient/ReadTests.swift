@@ -61,6 +61,17 @@ struct ReadTests {
         await locked.finish()
     }
 
+    @Test("Vol 3 Part G §4.8.2, §7.3: a characteristic held once (the Database Hash) is read with one request")
+    func readFirstValue() async throws {
+        let hash = ramp(16)
+        let bearer = ScriptedBearer([.exchange(PDUs.readByType(0x0001, 0xFFFF, 0x2B2A), PDUs.values([(0x000D, hash)]))])
+        #expect(try await GATTClient(bearer: bearer).readFirstValue(ofCharacteristic: 0x2B2A) == hash)
+        await bearer.finish()
+        let none = ScriptedBearer([.error(PDUs.readByType(0x0001, 0xFFFF, 0x2B2A), .attributeNotFound, handle: 0x0001)])
+        #expect(try await GATTClient(bearer: none).readFirstValue(ofCharacteristic: 0x2B2A) == nil)
+        await none.finish()
+    }
+
     @Test("Vol 3 Part G §4.8.3 Read Long Characteristic Values reads with Read Blob until a short response")
     func readLong() async throws {
         let value = ramp(50)

@@ -6,6 +6,8 @@ extension CharacteristicProperties: CustomStringConvertible {
         (.broadcast, "broadcast"), (.read, "read"), (.writeWithoutResponse, "writeWithoutResponse"),
         (.write, "write"), (.notify, "notify"), (.indicate, "indicate"),
         (.authenticatedSignedWrites, "authenticatedSignedWrites"), (.extendedProperties, "extendedProperties"),
+        (.notifyEncryptionRequired, "notifyEncryptionRequired"),
+        (.indicateEncryptionRequired, "indicateEncryptionRequired"),
     ]
 
     /// "[read, notify]".

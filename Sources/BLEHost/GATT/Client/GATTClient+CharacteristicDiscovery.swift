@@ -27,7 +27,7 @@ extension GATTClient {
                 declarations.append(
                     CharacteristicDeclaration(
                         handle: entry.handle,
-                        properties: CharacteristicProperties(rawValue: value[base]),
+                        properties: CharacteristicProperties(declared: value[base]),
                         valueHandle: UInt16(value[base + 1]) | UInt16(value[base + 2]) << 8,
                         uuid: try Self.uuid(value[(base + 3)...])))
             }

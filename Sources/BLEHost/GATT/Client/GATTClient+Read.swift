@@ -31,6 +31,26 @@ extension GATTClient {
         return values
     }
 
+    /// Read Using Characteristic UUID (Core 5.4 Vol 3 Part G §4.8.2) for a characteristic a
+    /// server holds once (the Database Hash, §7.3): one Read By Type Request, the first value
+    /// found; nil when there is none (Attribute Not Found).
+    public nonisolated(nonsending) func readFirstValue(
+        ofCharacteristic uuid: BluetoothUUID, in range: ClosedRange<UInt16> = 0x0001...0xFFFF
+    ) async throws(GATTError) -> [UInt8]? {
+        let request = ATT.ReadByTypeRequest(
+            startingHandle: range.lowerBound, endingHandle: range.upperBound, attributeType: uuid
+        ).pdu
+        guard let response = try await send(request, endingOn: [.attributeNotFound]) else { return nil }
+        guard case .readByTypeResponse(let list) = response else { throw .unexpected(response, to: request.opcode) }
+        for entry in list.entries {
+            guard range.contains(entry.handle) else {
+                throw .invalidResponse("Read By Type Response names handle \(entry.handle) outside \(range)")
+            }
+            return Array(entry.value)
+        }
+        return nil
+    }
+
     /// Read Long Characteristic Values (Core 5.4 Vol 3 Part G §4.8.3) — and Read Long
     /// Characteristic Descriptors (§4.12.2): a Read Request, then Read Blob Requests at the
     /// offset of the next octet while each part fills the response (ATT_MTU − 1 octets).

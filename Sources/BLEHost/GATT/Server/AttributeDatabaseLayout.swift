@@ -115,7 +115,7 @@ extension AttributeDatabase {
 
             // §3.3.1: Properties, Value Handle, UUID.
             var declaration = ByteWriter(capacity: 19)
-            declaration.u8(characteristic.declaredProperties.rawValue)
+            declaration.u8(characteristic.declaredProperties.declaredOctet)
             declaration.u16(valueHandle)
             characteristic.uuid.encodeATT(into: &declaration)
             append(

@@ -2,11 +2,25 @@
 /// Part G §3.3.1.1, Table 3.5), with Core Bluetooth's names (`CBCharacteristicProperties`).
 ///
 /// They tell a client which procedures it may use; the server enforces access with
-/// `AttributePermissions`.
+/// `AttributePermissions`. The low octet is the declaration's; the two bits above it are Core
+/// Bluetooth's server-side `notifyEncryptionRequired` and `indicateEncryptionRequired`, which
+/// are not sent (the declaration carries `notify` / `indicate`).
 public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
-    public let rawValue: UInt8
+    public let rawValue: UInt16
 
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// The properties of a declaration's octet (§3.3.1.1).
+    public init(declared octet: UInt8) { self.rawValue = UInt16(octet) }
+
+    /// The octet a declaration carries: the encryption-required bits read as `notify` /
+    /// `indicate`.
+    public var declaredOctet: UInt8 {
+        var octet = UInt8(truncatingIfNeeded: rawValue)
+        if contains(.notifyEncryptionRequired) { octet |= CharacteristicProperties.notify.declaredOctet }
+        if contains(.indicateEncryptionRequired) { octet |= CharacteristicProperties.indicate.declaredOctet }
+        return octet
+    }
 
     /// The value may be broadcast (Server Characteristic Configuration).
     public static let broadcast = CharacteristicProperties(rawValue: 0x01)
@@ -25,6 +39,17 @@ public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
     /// More properties are in the Characteristic Extended Properties descriptor (added
     /// automatically, §3.3.3.1).
     public static let extendedProperties = CharacteristicProperties(rawValue: 0x80)
+    /// Notified, and only over an encrypted link may a client enable it: writing the Client
+    /// Characteristic Configuration needs encryption (Core Bluetooth's
+    /// `notifyEncryptionRequired`; Core 5.4 Vol 3 Part F §3.2.5). Not sent on air.
+    public static let notifyEncryptionRequired = CharacteristicProperties(rawValue: 0x100)
+    /// Indicated, and enabled only over an encrypted link (`indicateEncryptionRequired`).
+    public static let indicateEncryptionRequired = CharacteristicProperties(rawValue: 0x200)
+
+    /// Every property that lets a client subscribe.
+    public static let subscribable: CharacteristicProperties = [
+        .notify, .indicate, .notifyEncryptionRequired, .indicateEncryptionRequired,
+    ]
 }
 
 /// The Characteristic Extended Properties bit field (Core 5.4 Vol 3 Part G §3.3.3.1, Table 3.11).

@@ -69,11 +69,17 @@ public struct GATTCharacteristic: Hashable, Sendable {
     }
 
     /// Whether the Client Characteristic Configuration descriptor is generated.
-    var hasClientConfiguration: Bool { !properties.isDisjoint(with: [.notify, .indicate]) }
+    var hasClientConfiguration: Bool {
+        !properties.isDisjoint(with: .subscribable)
+    }
 
-    /// The octet of the characteristic declaration (§3.3.1.1).
+    /// The properties of the characteristic declaration (§3.3.1.1): an encryption-required
+    /// subscription declares `notify` / `indicate` (and keeps its own bit for the server).
     var declaredProperties: CharacteristicProperties {
-        hasExtendedPropertiesDescriptor ? properties.union(.extendedProperties) : properties
+        var declared = hasExtendedPropertiesDescriptor ? properties.union(.extendedProperties) : properties
+        if declared.contains(.notifyEncryptionRequired) { declared.insert(.notify) }
+        if declared.contains(.indicateEncryptionRequired) { declared.insert(.indicate) }
+        return declared
     }
 }
 

@@ -170,7 +170,7 @@ public struct GATTServer: Sendable {
     /// `connections.values[index]`, in place: `connections[id]?.x = …` moves the whole value
     /// out into an optional and back, in an accessor frame that for a value this size is
     /// heap-allocated, on every PDU.
-    private mutating func connectionIndex(_ id: GATTConnectionID) -> [GATTConnectionID: GATTServerConnection].Index {
+    mutating func connectionIndex(_ id: GATTConnectionID) -> [GATTConnectionID: GATTServerConnection].Index {
         if let index = connections.index(forKey: id) { return index }
         connections[id] = GATTServerConnection(security: .none)
         return connections.index(forKey: id)!
@@ -272,6 +272,25 @@ public struct GATTServer: Sendable {
     func accessError(_ attribute: ServerAttribute, _ access: AttributeAccess, _ state: GATTServerConnection)
         -> ATTErrorCode?
     {
+        let permissions = effectivePermissions(attribute, access)
+        guard permissions.permits(access) else { return access == .read ? .readNotPermitted : .writeNotPermitted }
+        let requirement = permissions.requirement(for: access)
+        if let error = state.security.error(for: requirement, minimumKeySize: configuration.minimumEncryptionKeySize) {
+            return error
+        }
+        if permissions.requiresAuthorization(for: access), !state.isAuthorized,
+            !state.grants.contains(AccessGrant(handle: attribute.handle, access: access))
+        {
+            return .insufficientAuthorization
+        }
+        return nil
+    }
+
+    /// The attribute's permissions for `access`, with what a subscription adds: writing a
+    /// Client Characteristic Configuration needs the security and authorization reading its
+    /// value needs, and encryption when the characteristic declares `notifyEncryptionRequired`
+    /// or `indicateEncryptionRequired` (Core Bluetooth's "only trusted devices can enable").
+    func effectivePermissions(_ attribute: ServerAttribute, _ access: AttributeAccess) -> AttributePermissions {
         var permissions = attribute.permissions
         if attribute.storage == .clientConfiguration, access == .write,
             case .descriptor(let valueHandle) = attribute.role,
@@ -283,14 +302,13 @@ public struct GATTServer: Sendable {
             case .none: break
             }
             if value.permissions.requiresAuthorization(for: .read) { permissions.insert(.writeAuthorizationRequired) }
+            if case .characteristicValue(let properties, _, _) = value.role,
+                !properties.isDisjoint(with: [.notifyEncryptionRequired, .indicateEncryptionRequired])
+            {
+                permissions.insert(.writeEncryptionRequired)
+            }
         }
-        guard permissions.permits(access) else { return access == .read ? .readNotPermitted : .writeNotPermitted }
-        let requirement = permissions.requirement(for: access)
-        if let error = state.security.error(for: requirement, minimumKeySize: configuration.minimumEncryptionKeySize) {
-            return error
-        }
-        if permissions.requiresAuthorization(for: access) && !state.isAuthorized { return .insufficientAuthorization }
-        return nil
+        return permissions
     }
 
     /// The value the server can give without the application; nil for a dynamic value.

@@ -81,6 +81,9 @@ struct GATTServerConnection: Sendable {
     var security: LinkSecurity
     /// Granted by the application for attributes that require authorization.
     var isAuthorized = false
+    /// Accesses the application authorized for the PDU being handled only (asked per access,
+    /// `GATTServer.authorizationsNeeded(for:connection:)`).
+    var grants: Set<AccessGrant> = []
     /// Client Characteristic Configuration values by descriptor handle (absent: 0x0000).
     var clientConfigurations: [UInt16: UInt16] = [:]
     /// Client Supported Features (Part G §7.2), as written.

@@ -56,8 +56,11 @@ extension GATTServer {
         }
         switch attribute.role {
         case .characteristicValue(let properties, _, _):
-            let needed: CharacteristicProperties = signed ? .authenticatedSignedWrites : .writeWithoutResponse
-            guard properties.contains(needed) else { return .none }
+            // An encrypted link carries what would be signed as a plain Write Command (Part G
+            // §4.9.2), so a value with `authenticatedSignedWrites` takes one there.
+            var needed: CharacteristicProperties = signed ? .authenticatedSignedWrites : .writeWithoutResponse
+            if !signed, state.security.isEncrypted { needed.insert(.authenticatedSignedWrites) }
+            guard !properties.isDisjoint(with: needed) else { return .none }
         default:
             // Only characteristic values declare signed writes (Part G §3.3.1.1).
             guard !signed else { return .none }

@@ -10,12 +10,20 @@ enum SignedWrite {
     /// reversed (Part F §3.4.5.4's example: key 0x611B…5E50, m ‘D212001337’, counter 1 give the
     /// signature ‘01000000F1871E933C900FF2’).
     static func mac(handle: UInt16, value: ArraySlice<UInt8>, signCounter: UInt32, csrk: [UInt8]) -> UInt64 {
-        var message = ByteWriter(capacity: 7 + value.count)
+        var message = ByteWriter(capacity: 3 + value.count)
         message.u8(ATTOpcode.signedWriteCommand.rawValue)
         message.u16(handle)
         message.append(value)
-        message.u32(signCounter)
-        let cmac = SecurityFunctions.aesCMAC(key: csrk.reversed(), message.bytes.reversed())
+        return mac(message: message.bytes, signCounter: signCounter, csrk: csrk)
+    }
+
+    /// The MAC of `message` (opcode, handle and value as sent) with `signCounter`: what the
+    /// client signs (Part G §4.9.2) and the server checks.
+    static func mac(message: [UInt8], signCounter: UInt32, csrk: [UInt8]) -> UInt64 {
+        var signed = ByteWriter(capacity: message.count + 4)
+        signed.append(message[...])
+        signed.u32(signCounter)
+        let cmac = SecurityFunctions.aesCMAC(key: csrk.reversed(), signed.bytes.reversed())
         // The most significant 64 bits, read as an integer (first CMAC octet most significant).
         return cmac.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
