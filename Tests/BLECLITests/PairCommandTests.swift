@@ -35,8 +35,10 @@ struct PairCommandTests {
         defer { server.stop() }
         _ = try server.lines(1)
         let address = String(listeners[0].address.prefix(17))
+        let bonds = pairArguments.contains("--bonds") ? [] : ["--bonds", temporaryBondsFile()]
+        defer { if let file = bonds.last { try? FileManager.default.removeItem(atPath: file) } }
         let result = try CLI.run(
-            ["pair", address, "--transport", "tcp-client:127.0.0.1:\(listeners[1].port)"] + pairArguments)
+            ["pair", address, "--transport", "tcp-client:127.0.0.1:\(listeners[1].port)"] + pairArguments + bonds)
         if result.status == 0 {
             // The server completes when the central's keys arrive (§3.6.1), just after.
             try server.waitUntil("paired") { output, _ in output.contains("paired: ") }
@@ -44,9 +46,17 @@ struct PairCommandTests {
         return (result, server.standardOutput)
     }
 
-    @Test("Just Works (§2.3.5.6.1): method, security and the bond's keys printed, no key material without --show-keys")
+    private func temporaryBondsFile() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("ble-pair-\(UUID().uuidString).sqlite").path
+    }
+
+    @Test(
+        "Just Works (§2.3.5.6.1): method, security and the bond's keys printed, no key material without --show-keys; the bond in the --bonds file"
+    )
     func justWorks() throws {
-        let (result, served) = try pair(serve: [], pair: [])
+        let file = temporaryBondsFile()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (result, served) = try pair(serve: [], pair: ["--bonds", file])
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains("paired: Just Works"), "\(lines)")
@@ -57,6 +67,9 @@ struct PairCommandTests {
         #expect(!result.standardOutput.contains("LTK:"))
         #expect(served.contains("paired: ") && served.contains(", bonded"), "\(served)")
         #expect(served.contains("security: "), "\(served)")
+        let listed = try CLI.run("bonds", "list", "--bonds", file)
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.standardOutput.contains("00:00:5E:00:53:"), "\(listed.standardOutput)")
     }
 
     @Test(

@@ -2,7 +2,7 @@ import ArgumentParser
 import BLE
 import BLEWire
 
-/// `ble pair ADDRESS [--io CAPABILITY] [--passkey N] [--confirm yes|no] [--show-keys]`: connects,
+/// `ble pair ADDRESS [--io CAPABILITY] [--passkey N] [--confirm yes|no] [--bonds FILE] [--show-keys]`: connects,
 /// pairs (Core 5.4 Vol 3 Part H) and prints the method, the link's security and the keys the
 /// bond holds.
 struct PairCommand: AsyncParsableCommand {
@@ -13,7 +13,8 @@ struct PairCommand: AsyncParsableCommand {
             The method follows from both sides' IO capabilities (--io): Just Works, Passkey Entry \
             (a passkey shown here is printed; one to type comes from --passkey or standard input) \
             or Numeric Comparison (the number is printed; the answer comes from --confirm or \
-            standard input). Key material is not printed unless --show-keys is given. A failed \
+            standard input). The bond goes to the bonds file (--bonds; `ble bonds list` shows it). \
+            Key material is not printed unless --show-keys is given. A failed \
             pairing ends with its reason and exit status 1.
 
             Example: ble pair 00:00:5E:00:53:C0 --io display-yes-no --confirm yes
@@ -21,6 +22,7 @@ struct PairCommand: AsyncParsableCommand {
 
     @OptionGroup var device: DeviceArguments
     @OptionGroup var pairing: PairingOptions
+    @OptionGroup var bonds: BondsFileOption
 
     @Flag(help: "Print the keys of the bond (LTK, IRK, CSRK) in hex.")
     var showKeys = false
@@ -29,7 +31,14 @@ struct PairCommand: AsyncParsableCommand {
         let pairing = self.pairing
         let showKeys = self.showKeys
         let pacing: RadioOptions.VirtualPacing = pairing.mayPrompt ? .wallClock : .unpaced
-        let lines = try await device.withPeripheral(pacing: pacing, configuration: { pairing.applied(to: $0) }) {
+        // The bond is kept in the bonds file (`ble bonds list` shows it).
+        let store = try bonds.store()
+        let configure: @Sendable (HostConfiguration) -> HostConfiguration = { base in
+            var configuration = pairing.applied(to: base)
+            configuration.bondStore = store
+            return configuration
+        }
+        let lines = try await device.withPeripheral(pacing: pacing, configuration: configure) {
             peripheral, _ in
             let events = await peripheral.events()
             let security = try await attempt("pairing") { try await peripheral.pair() }
