@@ -8,11 +8,14 @@ final class BackgroundProcess: Sendable {
     private let process: Process
     private let output = CollectedText()
     private let errors = CollectedText()
+    private let state: IsolatedState
 
     init(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = CLI.executable
         process.arguments = arguments
+        state = try IsolatedState()
+        process.environment = state.environment
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -30,6 +33,8 @@ final class BackgroundProcess: Sendable {
         }
         try process.run()
     }
+
+    deinit { state.remove() }
 
     var standardOutput: String { output.text }
     var standardError: String { errors.text }

@@ -37,6 +37,9 @@ func runProcess(_ executable: String, _ arguments: [String]) throws -> CLIResult
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    let state = try IsolatedState()
+    defer { state.remove() }
+    process.environment = state.environment
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -60,4 +63,21 @@ func runProcess(_ executable: String, _ arguments: [String]) throws -> CLIResult
 private final class ErrorOutput: @unchecked Sendable {
     // @unchecked Sendable: written once by the draining thread, read only after its semaphore.
     var data = Data()
+}
+
+/// A state folder of one `ble` run (XDG_STATE_HOME: where its default bonds file goes), so that
+/// tests never read or write the user's bonds.
+struct IsolatedState {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("ble-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    var environment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": folder.path]) { $1 }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
 }

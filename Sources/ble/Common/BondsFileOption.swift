@@ -44,6 +44,36 @@ struct BondsFileOption: ParsableArguments {
         return try open(path)
     }
 
+    /// This tool's identity kept in the bonds file: its IRK (made and saved on first use), and
+    /// a random static address derived from it (Core 5.4 Vol 6 Part B §1.3.2.1). Each run of
+    /// the tool is a new host on the controller; without a stable identity address, every bond
+    /// — ours, keyed by our identity, and the peer's, keyed by our address — would be lost at
+    /// the next run.
+    func identity(of store: SQLiteBondStore) throws -> LocalIdentity {
+        do {
+            if let irk = try store.localIdentity() { return LocalIdentity(irk: irk) }
+            var generator = SystemRandomNumberGenerator()
+            let irk = SMPKey128(high: generator.next(), low: generator.next())
+            try store.saveLocalIdentity(irk)
+            return LocalIdentity(irk: irk)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// The IRK and the identity address made from it.
+    struct LocalIdentity: Sendable {
+        var irk: SMPKey128
+
+        func apply(to configuration: inout HostConfiguration, store: SQLiteBondStore) {
+            configuration.bondStore = store
+            configuration.identityResolvingKey = irk
+            if configuration.randomStaticAddress == nil {
+                configuration.randomStaticAddress = BluetoothAddress.randomStatic(identifiedBy: irk)
+            }
+        }
+    }
+
     private func open(_ path: String) throws -> SQLiteBondStore {
         do {
             return try SQLiteBondStore(path: path)

@@ -12,6 +12,10 @@ struct DeviceArguments: ParsableArguments {
 
     @OptionGroup var radio: RadioOptions
 
+    /// Bonds made here (pairing on demand) are kept in the bonds file, and bonded devices are
+    /// re-encrypted from it.
+    @OptionGroup var bonds: BondsFileOption
+
     func validate() throws {
         _ = try deviceAddress()
         try checkSeconds(timeout, option: "--timeout")
@@ -34,9 +38,12 @@ struct DeviceArguments: ParsableArguments {
     ) async throws -> T {
         let address = try deviceAddress()
         let timeout = self.timeout
+        let store = try bonds.store()
+        let identity = try bonds.identity(of: store)
         return try await radio.withRadio(pacing: pacing) { session in
-            let central = await CentralManager(
-                radio: session.radio, configuration: configuration(session.hostConfiguration))
+            var base = session.hostConfiguration
+            identity.apply(to: &base, store: store)
+            let central = await CentralManager(radio: session.radio, configuration: configuration(base))
             do {
                 try await attempt("powering on") { try await central.powerOn() }
                 let peripheral = try await Self.find(address, central: central, session: session, timeout: timeout)

@@ -22,8 +22,6 @@ struct PairCommand: AsyncParsableCommand {
 
     @OptionGroup var device: DeviceArguments
     @OptionGroup var pairing: PairingOptions
-    @OptionGroup var bonds: BondsFileOption
-
     @Flag(help: "Print the keys of the bond (LTK, IRK, CSRK) in hex.")
     var showKeys = false
 
@@ -31,12 +29,9 @@ struct PairCommand: AsyncParsableCommand {
         let pairing = self.pairing
         let showKeys = self.showKeys
         let pacing: RadioOptions.VirtualPacing = pairing.mayPrompt ? .wallClock : .unpaced
-        // The bond is kept in the bonds file (`ble bonds list` shows it).
-        let store = try bonds.store()
+        // The bond is kept in the bonds file (`ble bonds list` shows it; DeviceArguments).
         let configure: @Sendable (HostConfiguration) -> HostConfiguration = { base in
-            var configuration = pairing.applied(to: base)
-            configuration.bondStore = store
-            return configuration
+            pairing.applied(to: base)
         }
         let lines = try await device.withPeripheral(pacing: pacing, configuration: configure) {
             peripheral, _ in

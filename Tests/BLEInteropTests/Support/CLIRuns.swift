@@ -72,9 +72,10 @@ final class CLIRuns: Sendable {
 
     private func launch(_ arguments: [String], port: Int) throws -> (process: PeerProcess, capture: String) {
         let options = radioOptions(port: port, label: arguments.first ?? "ble")
+        // The test's commands share one bonds file in its folder, never the user's.
         let process = try PeerProcess(
             name: "ble " + arguments.joined(separator: " "), executable: Interop.bleExecutable,
-            arguments: arguments + options.arguments)
+            arguments: arguments + options.arguments, environment: ["XDG_STATE_HOME": folder.path])
         return (process, options.capture)
     }
 

@@ -24,13 +24,18 @@ final class PeerProcess: Sendable {
     private let standardOutput: LineCollector
     private let standardError: LineCollector
 
-    /// Starts `executable` with `arguments` in `directory`.
-    init(name: String, executable: URL, arguments: [String], directory: URL? = nil) throws {
+    /// Starts `executable` with `arguments` in `directory`, with `environment` added to ours.
+    init(
+        name: String, executable: URL, arguments: [String], directory: URL? = nil, environment: [String: String] = [:]
+    ) throws {
         self.name = name
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
