@@ -16,7 +16,7 @@ Options:
   --reject            answer a numeric comparison with "no"
   --read UUID         (central) read this characteristic after pairing; repeatable
   --security-request  (peripheral) ask each central to pair (Security Request, §3.6.7)
-  --corrupt-ltk       (peripheral) after the first disconnection, replace the stored LTK with
+  --corrupt-ltk-after N  (peripheral) after the Nth disconnection, replace the stored LTK with
                       another key: the next encryption from the central's bond must fail
 
 Lines: "ready" (peripheral), "connection", "display" / "compare" / "passkey-request" with the
@@ -62,7 +62,7 @@ class Options:
         self.reject = False
         self.reads: list[str] = []
         self.security_request = False
-        self.corrupt_ltk = False
+        self.corrupt_after: int | None = None
         self.positional: list[str] = []
         items = iter(arguments)
         for item in items:
@@ -80,8 +80,8 @@ class Options:
                 self.reads.append(next(items))
             elif item == "--security-request":
                 self.security_request = True
-            elif item == "--corrupt-ltk":
-                self.corrupt_ltk = True
+            elif item == "--corrupt-ltk-after":
+                self.corrupt_after = int(next(items))
             else:
                 self.positional.append(item)
 
@@ -197,10 +197,9 @@ async def peripheral(transport, own: str, options: Options) -> None:
         nonlocal connections
         connections += 1
         disconnected = follow(connection)
-        first = connections == 1
         if options.security_request:
             device.request_pairing(connection)
-        if options.corrupt_ltk and first:
+        if options.corrupt_after == connections:
             disconnected.add_done_callback(
                 lambda _: asyncio.get_running_loop().create_task(corrupt(connection.peer_address)))
 
