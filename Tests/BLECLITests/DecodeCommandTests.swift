@@ -88,8 +88,12 @@ struct DemoCommandTests {
             "headset: firmware 1.0.0 at 00:00:5E:00:53:A1, advertising \"HEADSET\" and its MAC 00:00:5E:00:53:40",
             "phone: found MAC 00:00:5E:00:53:40 at 00:00:5E:00:53:A1",
             "phone: connected and negotiated: LE 2M, LL 251, MTU 247, 30 ms",
+            // Numeric Comparison (Core 5.4 Vol 3 Part H §2.3.5.6.2) before the update, which
+            // the headset allows only on an authenticated link.
+            "phone: pairing (the headset's update needs an authenticated link)",
+            "phone: paired and bonded; link encrypted (authenticated, LE Secure Connections, 16-octet key)",
             "headset → phone: gesture tap", "headset → phone: volume 40 %", "headset → phone: open the camera",
-            "(every 5): firmware check → 1.0.0", "phone: firmware version? → 1.0.0; 2.0.0 is available",
+            "job on heartbeat 5 (every 5): firmware check → ", "phone: firmware version? → 1.0.0; 2.0.0 is available",
             "phone: OTA of 2.0.0: 262144 bytes", "phone: OTA 25 % sent", "phone: OTA 50 % sent",
             "phone: OTA 75 % sent", "phone: OTA 100 % sent", "headset: walks out of range mid-transfer",
             "phone: link lost (Connection Timeout (0x08)); reconnecting by MAC",
@@ -102,6 +106,10 @@ struct DemoCommandTests {
             #expect(output.contains(line), "missing: \(line)")
         }
         let lines = output.split(separator: "\n").map(String.init)
+        // Both sides showed the same six digits.
+        let shown = lines.filter { $0.contains("; the user checks the other screen and confirms") }
+            .compactMap { $0.split(separator: " shows ").last?.prefix(6) }
+        #expect(shown.count == 2 && shown[0] == shown[1], "\(shown)")
         // The headset reported resend requests for faulted packets, and the summary counts resends.
         // Selective repeat: each faulted packet is named alone.
         #expect(lines.contains { $0.contains("arrived damaged or not at all → resend packet") })

@@ -127,7 +127,7 @@ struct HeadsetMessageTests {
                 == malformed(0x09, "version", .tooLong(length: 33, maximum: 32)))
         #expect(device(0x09, [2, 0xC3, 0x28]) == malformed(0x09, "version", .invalidText))
         #expect(device(0x0A, [2]) == malformed(0x0A, "response", .invalidValue(2)))
-        #expect(device(0x0B, [5]) == malformed(0x0B, "result", .invalidValue(5)))
+        #expect(device(0x0B, [6]) == malformed(0x0B, "result", .invalidValue(6)))
         #expect(device(0x0C, [1]) == malformed(0x0C, "packet", .truncated(needed: 2, available: 1)))
         #expect(device(0x0D, [0, 0, 0, 0, 1]) == malformed(0x0D, "next packet", .truncated(needed: 2, available: 1)))
         #expect(app(0x81, [0]) == malformed(0x81, "end of payload", .trailingOctets(1)))

@@ -26,6 +26,19 @@ extension Peripheral {
         }
     }
 
+    /// Encrypts the link with the bond's key — or waits for the encryption the manager starts
+    /// by itself when it connects to a bonded peripheral (Core 5.4 Vol 3 Part C §10.3.2) — and
+    /// returns the link's security. Throws `.pairing(.notBonded)` without a bond.
+    public func encrypt() async throws(BLEError) -> LinkSecurity {
+        guard case .connected(let handle) = link else { throw .notConnected }
+        do throws(PairingError) {
+            return try await stack.host.encrypt(handle)
+        } catch {
+            if case .disconnected(let reason) = error { throw .disconnected(reason: reason) }
+            throw .pairing(error)
+        }
+    }
+
     /// A security event of this peripheral's link, from its manager.
     func securityEvent(_ event: SecurityEvent) {
         switch event {

@@ -154,6 +154,8 @@ public final class HeadsetOTATarget: OTATarget {
             return .alreadyInstalled
         case .otaResult(.failure):
             return .refused(.invalidParameters("the headset refused the image (size, packet length or digest)"))
+        case .otaResult(.authenticationRequired):
+            return .refused(.authenticationRequired)
         default:
             throw .protocolViolation("OTA start answered by \(answer)")
         }

@@ -76,6 +76,8 @@ public enum HeadsetProtocol: DeviceProtocol {
         case restartFailure = 3
         /// The answer to OTA abort.
         case aborted = 4
+        /// OTA start on a link that is not authenticated, where the headset requires one.
+        case authenticationRequired = 5
     }
 
     /// OTA start (type 0x83): what the image is, before any of it is sent.

@@ -76,6 +76,9 @@ public enum OTARefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case versionFormat(String)
     /// Size, digest length or packet size out of range.
     case invalidParameters(String)
+    /// The device updates only over an authenticated (MITM-protected) link: pair first
+    /// (Core 5.4 Vol 3 Part H §2.3.1).
+    case authenticationRequired
 
     public var description: String {
         switch self {
@@ -83,6 +86,7 @@ public enum OTARefusal: Error, Sendable, Hashable, CustomStringConvertible {
         case .imageTooLarge(let size, let capacity): "image of \(size) bytes exceeds the slot (\(capacity) bytes)"
         case .versionFormat(let text): "version \"\(text)\" is not MAJOR.MINOR.PATCH"
         case .invalidParameters(let reason): "invalid parameters: \(reason)"
+        case .authenticationRequired: "the device updates only over an authenticated link (pair first)"
         }
     }
 }

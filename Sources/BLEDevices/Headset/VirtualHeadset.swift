@@ -149,6 +149,12 @@ public final class VirtualHeadset: Sendable {
         state.withLock { $0.tasks += tasks }
     }
 
+    /// Whether the central's link is encrypted with a MITM-protected key.
+    private func isAuthenticated(_ central: Central) async -> Bool {
+        if case .encrypted(_, true, _) = await manager.security(of: central) { return true }
+        return false
+    }
+
     private func spawn(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         Task(executorPreference: taskExecutor, operation: body)
     }
@@ -158,7 +164,7 @@ public final class VirtualHeadset: Sendable {
         for await incoming in link.incoming {
             switch incoming.message {
             case .request(let message, let id):
-                guard let answer = await answer(message) else { continue }
+                guard let answer = await answer(message, from: incoming.central) else { continue }
                 do {
                     try await link.respond(to: id, with: answer)
                     state.withLock { $0.statistics.requestsAnswered += 1 }
@@ -183,13 +189,18 @@ public final class VirtualHeadset: Sendable {
     }
 
     /// The response to a request, nil for a message that is not one.
-    private func answer(_ message: HeadsetAppMessage) async -> HeadsetDeviceMessage? {
+    private func answer(_ message: HeadsetAppMessage, from central: Central) async -> HeadsetDeviceMessage? {
         switch message {
         case .firmwareVersionQuery:
             return .firmwareVersion(flash.activeVersion)
         case .macAddressQuery:
             return .macAddress(configuration.macAddress)
         case .otaStart(let start):
+            if configuration.otaRequiresAuthentication, !(await isAuthenticated(central)) {
+                // The OTA control point needs a MITM-protected link (Core 5.4 Vol 3 Part H
+                // §2.3.1): an unpaired phone, or one paired with Just Works, may not flash.
+                return .otaResult(.authenticationRequired)
+            }
             let (reply, answer) = receiver.start(start)
             if let answer {
                 let parameters = OTASessionParameters(

@@ -22,6 +22,9 @@ public struct VirtualHeadsetConfiguration: Sendable {
     public var faultRate: Double
     /// Seeds the fault injection and random events, so runs repeat exactly.
     public var seed: UInt64
+    /// OTA start is refused (`authenticationRequired`) unless the phone's link is encrypted with
+    /// an authenticated key: a device that lets only its paired owner flash it.
+    public var otaRequiresAuthentication = false
 
     public init(
         name: String = "HEADSET", macAddress: BluetoothAddress = BluetoothAddress(0x0000_5E00_5340),

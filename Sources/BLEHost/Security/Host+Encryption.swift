@@ -38,6 +38,8 @@ extension Host {
     public func encrypt(_ handle: ConnectionHandle) async throws(PairingError) -> LinkSecurity {
         guard let link = encryption[handle] else { throw .notConnected }
         if link.expected != nil { return try await encryptionOutcome(handle) }
+        // Encrypted already (from the bond at connection, or by pairing): nothing to do.
+        if link.security.isEncrypted { return link.security }
         guard link.role == .central else { return try await startPairing(handle) }
         guard let bond = bond(forPeer: link.peer), let key = bond.peerLongTermKey else { throw .notBonded }
         return try await startEncryption(handle, with: key, giving: bond.security)

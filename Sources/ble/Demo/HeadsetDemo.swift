@@ -39,7 +39,7 @@ enum HeadsetDemo {
 
     /// Gestures and sensor events the wearer makes, once, from the headset's start.
     static let script: [ScriptedHeadsetEvent] = [
-        ScriptedHeadsetEvent(after: .milliseconds(1500), .gesture(.tap)),
+        ScriptedHeadsetEvent(after: .milliseconds(2800), .gesture(.tap)),
         ScriptedHeadsetEvent(after: .milliseconds(400), .gesture(.swipeUp)),
         ScriptedHeadsetEvent(after: .milliseconds(300), .proximity(.near)),
         ScriptedHeadsetEvent(after: .milliseconds(500), .volume(40)),

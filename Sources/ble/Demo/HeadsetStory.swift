@@ -51,15 +51,19 @@ final class HeadsetStory: Sendable {
     func tell() async throws -> HeadsetStoryFigures {
         var figures = HeadsetStoryFigures()
         let storage = MemoryFlashStorage()
-        let configuration = VirtualHeadsetConfiguration(
+        var configuration = VirtualHeadsetConfiguration(
             name: "HEADSET", macAddress: HeadsetDemo.mac, heartbeatPeriod: .seconds(1),
             events: .scripted(HeadsetDemo.script), faultRate: HeadsetDemo.faultRate, seed: HeadsetDemo.seed)
+        // Only a phone paired with MITM protection may update it.
+        configuration.otaRequiresAuthentication = true
         let first = try await startHeadset(configuration, storage: storage, address: HeadsetDemo.firstAddress)
         log.say(
             "headset: firmware \(first.flash.activeVersion) at \(HeadsetDemo.firstAddress), advertising \"HEADSET\" "
                 + "and its MAC \(HeadsetDemo.mac)")
 
-        let phone = await CentralManager(radio: phoneRadio, configuration: phoneHost)
+        let phone = await CentralManager(
+            radio: phoneRadio,
+            configuration: phoneHost.pairing(as: .keyboardDisplay, agent: DemoPairingAgent(who: "phone", log: log)))
         try await phone.powerOn()
         let registry = try KnownDevices.inMemory(
             identification: DeviceIdentification(scanServices: [HeadsetProtocol.serviceUUID]))
@@ -78,6 +82,9 @@ final class HeadsetStory: Sendable {
         try await phone.connect(discovery.peripheral, options: HeadsetDemo.connectOptions)
         figures.link = await discovery.peripheral.linkParameters
         log.say("phone: connected and negotiated: \(figures.link?.summary ?? "no link")")
+        log.say("phone: pairing (the headset's update needs an authenticated link)")
+        let security = try await discovery.peripheral.pair()
+        log.say("phone: paired and bonded; link \(Self.describe(security))")
         let reconnector = Reconnector(
             device: .mac(HeadsetDemo.mac), central: phone, centralEvents: phone.events, registry: registry,
             policy: ReconnectPolicy(
@@ -140,6 +147,8 @@ final class HeadsetStory: Sendable {
         let manager = try await PeripheralManager(
             radio: .virtual(
                 radio, position: .origin, controller: VirtualController.Configuration(publicAddress: address)),
+            configuration: HostConfiguration().pairing(
+                as: .displayYesNo, agent: DemoPairingAgent(who: "headset", log: log)),
             gap: GAPServiceConfiguration(deviceName: configuration.name))
         do {
             try await manager.powerOn()
@@ -156,6 +165,9 @@ final class HeadsetStory: Sendable {
     func open(
         _ peripheral: Peripheral, scheduler: DeviceTickScheduler<VirtualClock>
     ) async throws -> HeadsetOTATarget {
+        // A bonded headset is encrypted from the bond as it connects: the protocol waits for that
+        // (its update needs the authenticated link). A headset with no bond stays as it is.
+        _ = try? await peripheral.encrypt()
         let link = try await DeviceLink.open(
             peripheral, speaking: HeadsetProtocol.self, configuration: .virtual(simulation))
         state.withLock { $0.link = link }
@@ -172,6 +184,16 @@ final class HeadsetStory: Sendable {
             }
         }
         return target
+    }
+
+    /// "encrypted, authenticated, LE Secure Connections, 16-octet key".
+    static func describe(_ security: LinkSecurity) -> String {
+        switch security {
+        case .unencrypted: "not encrypted"
+        case .encrypted(let keySize, let authenticated, let secureConnections):
+            "encrypted (\(authenticated ? "authenticated" : "unauthenticated"), "
+                + "\(secureConnections ? "LE Secure Connections" : "legacy pairing"), \(keySize)-octet key)"
+        }
     }
 
     /// Waits until every scripted gesture and sensor event was printed.
