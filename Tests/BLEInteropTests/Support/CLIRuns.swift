@@ -72,10 +72,14 @@ final class CLIRuns: Sendable {
 
     private func launch(_ arguments: [String], port: Int) throws -> (process: PeerProcess, capture: String) {
         let options = radioOptions(port: port, label: arguments.first ?? "ble")
-        // The test's commands share one bonds file in its folder, never the user's.
+        // Each command keeps its default bonds file — and the identity address derived from it —
+        // in a state folder of its own, never the user's: two commands running at once with one
+        // identity would be one device twice on the air. A test that wants a bond to carry over
+        // names a file with --bonds.
+        let state = folder.appendingPathComponent("state-\(UUID().uuidString)")
         let process = try PeerProcess(
             name: "ble " + arguments.joined(separator: " "), executable: Interop.bleExecutable,
-            arguments: arguments + options.arguments, environment: ["XDG_STATE_HOME": folder.path])
+            arguments: arguments + options.arguments, environment: ["XDG_STATE_HOME": state.path])
         return (process, options.capture)
     }
 
