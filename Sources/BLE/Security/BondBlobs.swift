@@ -52,11 +52,14 @@ package enum BondBlobs {
         var reader = ByteReader(bytes, context: "GATT client state")
         try formatOctet(&reader)
         var configurations: [UInt16: UInt16] = [:]
+        var previous: UInt16 = 0
         for _ in 0..<(try reader.u16("CCCD count")) {
             let handle = try reader.u16("CCCD handle")
-            guard handle != 0, configurations[handle] == nil else {
+            // Ascending, as written: one encoding per value (so none repeats or is 0).
+            guard handle > previous else {
                 throw reader.error("CCCD handle", .invalidValue(UInt64(handle)))
             }
+            previous = handle
             configurations[handle] = try reader.u16("CCCD value")
         }
         let features = try shortBytes(&reader, "Client Supported Features")
