@@ -155,7 +155,7 @@ extension Host {
         emit(.connectionUpdated(connections.values[index]))
     }
 
-    private func unknownHandle(_ handle: ConnectionHandle, in event: String) {
+    func unknownHandle(_ handle: ConnectionHandle, in event: String) {
         statistics.eventsForUnknownHandle += 1
         logger.notice("dropped \(event) for handle \(handle): no such connection")
     }

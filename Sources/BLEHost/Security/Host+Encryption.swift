@@ -140,7 +140,7 @@ extension Host {
 
     /// Encryption Key Refresh Complete (§7.7.39): the new key is in use.
     func keyRefreshed(_ handle: ConnectionHandle, status: HCIStatus) {
-        guard encryption[handle] != nil else { return unknownHandleEvent(handle, "Encryption Key Refresh Complete") }
+        guard encryption[handle] != nil else { return unknownHandle(handle, in: "Encryption Key Refresh Complete") }
         guard status.isSuccess else { return encryptionFailed(handle, status: status) }
         guard let (security, waiters) = encryption.finish(handle, enabled: true, keySize: nil) else { return }
         securityChanged(handle, to: security, waiters: waiters)
@@ -170,10 +170,5 @@ extension Host {
         }
         smpEncryptionChanged(handle, security: nil)
         for waiter in waiters { waiter.resume(returning: .failure(.encryptionFailed(status))) }
-    }
-
-    private func unknownHandleEvent(_ handle: ConnectionHandle, _ event: String) {
-        statistics.eventsForUnknownHandle += 1
-        logger.notice("dropped \(event) for handle \(handle): no such connection")
     }
 }
