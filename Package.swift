@@ -2,7 +2,7 @@
 // swift-ble: a Bluetooth Low Energy stack and companion-device toolkit in Swift.
 // Layers (dependencies point down only; docs/architecture.md draws the graph, and a test checks
 // this file against it):
-//   ble (CLI) → BLEBenchmarks, BLEDevices → BLECompanion → BLE → BLEHost → BLETransport → BLEWire
+//   ble (CLI) → BLEBenchmarks, BLEDevices → BLEPhone → BLECompanion → BLE → BLEHost → BLETransport → BLEWire
 //   BLE → BLEVirtualHCI → BLEController → BLEWire, BLESimulation
 //   The host and the virtual controller never use each other's types, not even transitively:
 //   they meet only through a transport, as H4 bytes. BLEVirtualHCI (the in-process pipe to a
@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "BLEHost", targets: ["BLEHost"]),
         .library(name: "BLE", targets: ["BLE"]),
         .library(name: "BLECompanion", targets: ["BLECompanion"]),
+        .library(name: "BLEPhone", targets: ["BLEPhone"]),
         .library(name: "BLEDevices", targets: ["BLEDevices"]),
         .executable(name: "ble", targets: ["ble"]),
     ],
@@ -89,9 +90,19 @@ let package = Package(
                 logging,
             ]
         ),
+        // The simulated phone: app states, suspension, Bluetooth wakes, background tasks, state
+        // restoration, on the simulation's virtual time.
+        .target(
+            name: "BLEPhone",
+            dependencies: [
+                "BLECompanion", "BLE", "BLEHost", "BLEController", "BLEWire", "BLESimulation", "BLELocking", logging,
+            ]
+        ),
         .target(
             name: "BLEDevices",
-            dependencies: ["BLECompanion", "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation", "BLELocking"]
+            dependencies: [
+                "BLEPhone", "BLECompanion", "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation", "BLELocking",
+            ]
         ),
         // Throughput and air-time benchmarks on two full stacks (`ble bench`, and the tests that
         // pin what they measure).
@@ -105,7 +116,7 @@ let package = Package(
             name: "ble",
             dependencies: [
                 "BLE", "BLEWire", "BLESimulation", "BLEController", "BLETransport", "BLEVirtualHCI", "BLEHost",
-                "BLECompanion", "BLEDevices", "BLEBenchmarks", "BLELocking",
+                "BLECompanion", "BLEPhone", "BLEDevices", "BLEBenchmarks", "BLELocking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ]
@@ -178,6 +189,13 @@ let package = Package(
             name: "BLEDevicesTests",
             dependencies: [
                 "BLEDevices", "BLECompanion", "BLE", "BLEBenchmarks", "BLEWire", "BLESimulation", "BLETestSupport",
+                "BLELocking",
+            ]
+        ),
+        .testTarget(
+            name: "BLEPhoneTests",
+            dependencies: [
+                "BLEPhone", "BLECompanion", "BLE", "BLEController", "BLEWire", "BLESimulation", "BLETestSupport",
                 "BLELocking",
             ]
         ),

@@ -1,0 +1,54 @@
+/// A background mode an app declares (Info.plist's `UIBackgroundModes`).
+public enum BackgroundMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `bluetooth-central`: woken for central-manager and peripheral events.
+    case bluetoothCentral = "bluetooth-central"
+    /// `bluetooth-peripheral`: woken for peripheral-manager events (reads, writes, subscriptions).
+    case bluetoothPeripheral = "bluetooth-peripheral"
+    case audio
+    case location
+    /// `fetch`: background app refresh (BGAppRefreshTask).
+    case fetch
+    /// `processing`: BGProcessingTask.
+    case processing
+    case voip
+    /// `remote-notification`: silent pushes.
+    case remoteNotification = "remote-notification"
+}
+
+/// What an app declares about itself, as Info.plist does: its identifier, background modes,
+/// the restore identifiers of its Bluetooth managers and the identifiers of the tasks it may
+/// schedule.
+public struct AppDeclaration: Sendable, Hashable {
+    /// The bundle identifier, which names the app in the phone and its trace.
+    public var bundleIdentifier: String
+    public var backgroundModes: Set<BackgroundMode>
+    /// The restore identifiers the app's managers use (`CBCentralManagerOptionRestoreIdentifierKey`,
+    /// `CBPeripheralManagerOptionRestoreIdentifierKey`); a manager made with another one is not
+    /// restored.
+    public var restoreIdentifiers: Set<String>
+    /// `BGTaskSchedulerPermittedIdentifiers`.
+    public var permittedTaskIdentifiers: Set<String>
+    /// Paired through AccessorySetupKit (iOS 26's relaunch note 5).
+    public var usesAccessorySetupKit: Bool
+
+    public init(
+        bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [],
+        permittedTaskIdentifiers: Set<String> = [], usesAccessorySetupKit: Bool = false
+    ) {
+        self.bundleIdentifier = bundleIdentifier
+        self.backgroundModes = backgroundModes
+        self.restoreIdentifiers = restoreIdentifiers
+        self.permittedTaskIdentifiers = permittedTaskIdentifiers
+        self.usesAccessorySetupKit = usesAccessorySetupKit
+    }
+}
+
+/// An installed app on one phone (its bundle identifier).
+public struct AppIdentifier: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+    public let bundleIdentifier: String
+    public init(_ bundleIdentifier: String) { self.bundleIdentifier = bundleIdentifier }
+    public static func < (lhs: AppIdentifier, rhs: AppIdentifier) -> Bool {
+        lhs.bundleIdentifier < rhs.bundleIdentifier
+    }
+    public var description: String { bundleIdentifier }
+}

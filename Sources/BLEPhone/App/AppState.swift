@@ -1,0 +1,85 @@
+/// An app's execution state (UIApplication.State plus the two states without a process;
+/// "About the app launch sequence", "Managing your app's life cycle").
+public enum AppState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// No process.
+    case notRunning
+    /// In front but not receiving events (launching, a system alert, leaving the screen).
+    case inactive
+    /// In front and receiving events.
+    case active
+    /// Running, not in front.
+    case background
+    /// In memory, running no code: the app's executor holds its jobs and its clock stands.
+    case suspended
+
+    public var description: String { rawValue }
+
+    /// Whether the app's code runs in this state.
+    public var runsCode: Bool {
+        switch self {
+        case .inactive, .active, .background: true
+        case .notRunning, .suspended: false
+        }
+    }
+}
+
+/// The app's one scene, on profiles with scenes (UIScene.ActivationState, iOS 13+). A scene can
+/// be disconnected while the process lives on.
+public enum SceneState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    case unattached
+    case foregroundInactive
+    case foregroundActive
+    case background
+
+    public var description: String { rawValue }
+}
+
+/// Why the system ended an app's process, as a crash report's termination reason shows it.
+public enum TerminationReason: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// 0x8badf00d: the watchdog — a launch or `applicationDidEnterBackground` took too long.
+    case watchdog
+    /// 0x2182bad2: background tasks not ended when their time ran out.
+    case backgroundTaskOverrun
+    /// Purged while suspended, for memory (no report, no callback).
+    case memoryPressure
+    /// Swiped away in the app switcher.
+    case forceQuit
+    /// The app crashed.
+    case crash
+    /// The phone restarted.
+    case reboot
+    /// The user turned Bluetooth off in Settings: apps using Bluetooth are ended.
+    case bluetoothOffInSettings
+
+    /// The reason's code, for the ones that have one.
+    public var code: UInt32? {
+        switch self {
+        case .watchdog: 0x8bad_f00d
+        case .backgroundTaskOverrun: 0x2182_bad2
+        case .memoryPressure, .forceQuit, .crash, .reboot, .bluetoothOffInSettings: nil
+        }
+    }
+
+    /// The row of the relaunch table this termination falls under.
+    public var cause: TerminationCause {
+        switch self {
+        case .watchdog, .backgroundTaskOverrun, .crash: .crash
+        case .memoryPressure: .memoryPressure
+        case .forceQuit: .forceQuit
+        case .reboot: .reboot
+        case .bluetoothOffInSettings: .bluetoothOffInSettings
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .watchdog: "watchdog (0x8badf00d)"
+        case .backgroundTaskOverrun: "background task overrun (0x2182bad2)"
+        case .memoryPressure: "memory pressure"
+        case .forceQuit: "force-quit"
+        case .crash: "crash"
+        case .reboot: "reboot"
+        case .bluetoothOffInSettings: "Bluetooth turned off in Settings"
+        }
+    }
+}

@@ -1,0 +1,77 @@
+/// User code that runs as an app on a simulated phone: UIApplicationDelegate's and
+/// UISceneDelegate's callbacks, as async methods of an actor whose executor is the app's
+/// (`AppContext.executor`) — so when the phone suspends the app, none of its code runs.
+///
+/// The phone makes a new instance at each launch (`Phone.install(_:make:)`), so nothing in
+/// memory survives a kill: what must outlive one goes to `AppContext.storageDirectory` or comes
+/// back through state restoration. Every callback has an empty default.
+public protocol PhoneApp: Actor {
+    /// The context the phone made this instance with.
+    nonisolated var context: AppContext { get }
+
+    /// `application(_:didFinishLaunchingWithOptions:)`: launch, in front (a user launch) or in
+    /// the background (a relaunch for a Bluetooth event, with the managers to restore named in
+    /// `options`).
+    func didFinishLaunching(options: LaunchOptions) async
+    func willEnterForeground() async
+    func didBecomeActive() async
+    func willResignActive() async
+    /// Has `PhoneProfile.didEnterBackgroundAllowance` (~5 s) before the watchdog kills the app.
+    func didEnterBackground() async
+    /// Only for an app running in the background, never for a suspended one.
+    func willTerminate() async
+
+    // UISceneDelegate (profiles with scenes): the app's one scene.
+    func sceneWillConnect() async
+    func sceneDidDisconnect() async
+    func sceneWillEnterForeground() async
+    func sceneDidBecomeActive() async
+    func sceneWillResignActive() async
+    func sceneDidEnterBackground() async
+}
+
+extension PhoneApp {
+    /// The app's actor runs on the app's executor, which the phone holds while the app is
+    /// suspended.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { context.executor.asUnownedSerialExecutor() }
+
+    public func didFinishLaunching(options: LaunchOptions) async {}
+    public func willEnterForeground() async {}
+    public func didBecomeActive() async {}
+    public func willResignActive() async {}
+    public func didEnterBackground() async {}
+    public func willTerminate() async {}
+    public func sceneWillConnect() async {}
+    public func sceneDidDisconnect() async {}
+    public func sceneWillEnterForeground() async {}
+    public func sceneDidBecomeActive() async {}
+    public func sceneWillResignActive() async {}
+    public func sceneDidEnterBackground() async {}
+}
+
+/// Why an app was launched, and what to restore (UIApplication.LaunchOptionsKey).
+public struct LaunchOptions: Sendable, Hashable, Codable {
+    /// `.bluetoothCentrals`: the restore identifiers of the central managers the system
+    /// preserved for this app (a relaunch for a Bluetooth event).
+    public var bluetoothCentrals: [String]
+    /// `.bluetoothPeripherals`: the same for peripheral managers.
+    public var bluetoothPeripherals: [String]
+
+    public init(bluetoothCentrals: [String] = [], bluetoothPeripherals: [String] = []) {
+        self.bluetoothCentrals = bluetoothCentrals
+        self.bluetoothPeripherals = bluetoothPeripherals
+    }
+
+    /// A launch by the user (no options).
+    public var isUserLaunch: Bool { bluetoothCentrals.isEmpty && bluetoothPeripherals.isEmpty }
+}
+
+/// One of the app's callbacks, as the trace names it.
+public enum AppCallback: String, Sendable, Hashable, Codable, CaseIterable {
+    case didFinishLaunching, willEnterForeground, didBecomeActive, willResignActive, didEnterBackground
+    case willTerminate
+    case sceneWillConnect, sceneDidDisconnect, sceneWillEnterForeground, sceneDidBecomeActive
+    case sceneWillResignActive, sceneDidEnterBackground
+    /// A background task's expiration handler.
+    case expirationHandler
+}

@@ -1,0 +1,46 @@
+import BLE
+import BLEController
+import BLESimulation
+import Logging
+
+/// A simulated handset on virtual time: the apps installed on it, their execution states, the
+/// user's and the system's actions, and the system Bluetooth service (bluetoothd) that keeps
+/// links, pending connects and subscriptions whatever happens to the apps.
+///
+/// The phone applies its profile's rules (`PhoneProfile`) to the apps' real code: a suspended
+/// app's executor holds its jobs, a killed app's instance is discarded, a relaunch makes a new
+/// instance. Everything it does is recorded in `trace`.
+public actor Phone {
+    public nonisolated let profile: PhoneProfile
+    public nonisolated let simulation: Simulation
+    /// The system Bluetooth service: one host on the phone's own controller, shared by every app.
+    package let bluetooth: SystemBluetooth
+    package let logger: Logger
+    /// Where each app's storage directory is made (nil: apps have none).
+    package nonisolated let storageRoot: String?
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        simulation.executor.asUnownedSerialExecutor()
+    }
+
+    /// Everything recorded so far, in order.
+    public internal(set) var trace: [PhoneTraceEntry] = []
+
+    /// A phone whose Bluetooth service is a host on a new controller of `radio` at `position`.
+    public init(
+        profile: PhoneProfile, radio: VirtualRadio, position: AirPosition = .origin,
+        storageRoot: String? = nil, logger: Logger = Logger(label: "swift-ble.phone")
+    ) async {
+        self.profile = profile
+        self.simulation = radio.simulation
+        self.storageRoot = storageRoot
+        self.logger = logger
+        self.bluetooth = await SystemBluetooth(radio: .virtual(radio, position: position), logger: logger)
+        await bluetooth.attach(to: self)
+    }
+
+    /// Records `event` at the current virtual time.
+    package func record(_ event: PhoneTraceEvent, app: AppIdentifier? = nil) {
+        trace.append(PhoneTraceEntry(time: simulation.now, app: app, event: event))
+    }
+}
