@@ -7,14 +7,11 @@
 /// due, one after another in registration order, before it reads the next. Time is read from
 /// the injected clock when a tick arrives; nothing here sleeps.
 public actor DeviceTickScheduler<C: Clock> where C.Duration == Duration {
+    public typealias Schedule = DeviceTickSchedule<C.Instant, @Sendable (Run) async -> Void>
     /// When a job runs.
-    public enum Cadence: Sendable, Hashable {
-        /// On every `n`th tick after it was scheduled (n ≥ 1).
-        case everyTicks(Int)
-        /// On the first tick at or after `interval` since it was scheduled, then since it last
-        /// ran.
-        case atLeastEvery(Duration)
-    }
+    public typealias Cadence = Schedule.Cadence
+    /// Identifies a scheduled job, to cancel it.
+    public typealias JobID = Schedule.JobID
 
     /// What a job is told when it runs.
     public struct Run: Sendable {
@@ -30,48 +27,29 @@ public actor DeviceTickScheduler<C: Clock> where C.Duration == Duration {
         public let lateness: Duration
     }
 
-    /// Identifies a scheduled job, to cancel it.
-    public struct JobID: Hashable, Sendable {
-        let value: UInt64
-    }
-
-    private struct Job {
-        let id: JobID
-        let cadence: Cadence
-        let work: @Sendable (Run) async -> Void
-        var ticksSinceRun = 0
-        var reference: C.Instant
-        var runs = 0
-    }
-
     private let clock: C
-    private var jobs: [Job] = []
-    private var nextID: UInt64 = 0
-    private var ticks: UInt64 = 0
+    private var schedule = Schedule()
 
     public init(clock: C) {
         self.clock = clock
     }
 
     /// Ticks read so far.
-    public var tickCount: UInt64 { ticks }
+    public var tickCount: UInt64 { schedule.tickCount }
 
     /// Schedules `work` at `cadence`; a tick cadence below 1 counts as 1.
     @discardableResult
     public func schedule(_ cadence: Cadence, _ work: @escaping @Sendable (Run) async -> Void) -> JobID {
-        let id = JobID(value: nextID)
-        nextID += 1
-        jobs.append(Job(id: id, cadence: cadence, work: work, reference: clock.now))
-        return id
+        schedule.schedule(cadence, now: clock.now, work)
     }
 
     public func cancel(_ id: JobID) {
-        jobs.removeAll { $0.id == id }
+        schedule.cancel(id)
     }
 
     /// How many times a job ran; nil once cancelled.
     public func runCount(of id: JobID) -> Int? {
-        jobs.first { $0.id == id }?.runs
+        schedule.runCount(of: id)
     }
 
     /// Reads `ticks` until it ends or the task is cancelled, running the jobs due on each.
@@ -83,38 +61,13 @@ public actor DeviceTickScheduler<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// One tick: runs the jobs due now. (`run(_:)` calls it for each element.)
+    /// One tick: runs the jobs due now, in registration order. (`run(_:)` calls it for each
+    /// element.) A job cancelled by an earlier one on the same tick does not run.
     public func tick() async {
-        ticks += 1
-        let now = clock.now
-        let number = ticks
-        for id in jobs.map(\.id) {
-            // A job may cancel others (or itself) while it runs.
-            guard let index = jobs.firstIndex(where: { $0.id == id }) else { continue }
-            var job = jobs[index]
-            job.ticksSinceRun += 1
-            let lateness: Duration
-            switch job.cadence {
-            case .everyTicks(let n):
-                guard job.ticksSinceRun >= max(1, n) else {
-                    jobs[index] = job
-                    continue
-                }
-                lateness = .zero
-            case .atLeastEvery(let interval):
-                let due = job.reference.advanced(by: interval)
-                guard due <= now else {
-                    jobs[index] = job
-                    continue
-                }
-                lateness = due.duration(to: now)
-            }
-            let run = Run(tick: number, time: now, previousRuns: job.runs, lateness: lateness)
-            job.ticksSinceRun = 0
-            job.reference = now
-            job.runs += 1
-            jobs[index] = job
-            await job.work(run)
+        for due in schedule.tick(at: clock.now) {
+            guard schedule.runCount(of: due.id) != nil else { continue }
+            await due.job(
+                Run(tick: due.tick, time: due.time, previousRuns: due.previousRuns, lateness: due.lateness))
         }
     }
 }
