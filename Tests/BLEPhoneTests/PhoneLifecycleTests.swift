@@ -164,8 +164,12 @@ struct PhoneLifecycleTests {
     @Test("The app clock stands while the app is suspended: a 60 s timer fires after 60 s of running time")
     func appClockFreezes() async throws {
         let radio = VirtualRadio()
+        // No auto-lock: the app stays in front after the resume.
+        var noAutoLock = PhoneProfile.ios17
+        noAutoLock.autoLock = nil
+        let profile = noAutoLock
         let log = try await radio.simulation.run {
-            let world = await PhoneWorld.make(.ios17, radio: radio)
+            let world = await PhoneWorld.make(profile, radio: radio)
             let app = await world.install("com.example.timer", behaviour: AppBehaviour(appTimer: .seconds(60)))
             await world.phone.open(app)
             try await world.at(10)
