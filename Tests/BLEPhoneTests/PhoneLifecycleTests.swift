@@ -1,5 +1,6 @@
 import BLEController
 import BLESimulation
+import Foundation
 import Testing
 
 @testable import BLEPhone
@@ -183,5 +184,41 @@ struct PhoneLifecycleTests {
         }
         // 49 s of running time were left at the resume (611 s).
         #expect(log == ["appTimer@660"])
+    }
+}
+
+/// What survives a kill: the storage directory, not the instance.
+@Suite("Phone: launches")
+struct PhoneLaunchTests {
+    @Test("Each launch makes a new instance and context; the storage directory (root/bundle identifier) survives the kill")
+    func storageSurvivesKill() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("phone-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let radio = VirtualRadio()
+        try await radio.simulation.run {
+            let phone = await Phone(profile: .ios17, radio: radio, storageRoot: root)
+            let log = CallLog(simulation: radio.simulation)
+            await phone.install(AppDeclaration(bundleIdentifier: "com.example.store")) { context in
+                RecordingApp(context: context, log: log, behaviour: AppBehaviour())
+            }
+            let app = AppIdentifier("com.example.store")
+            await phone.open(app)
+            try await radio.simulation.clock.sleep(for: .seconds(1))
+            let first = try #require(await phone.instance(of: app))
+            let directory = try #require(first.context.storageDirectory)
+            #expect(directory == root + "/com.example.store")
+            #expect(FileManager.default.createFile(atPath: directory + "/note", contents: Data("kept".utf8)))
+            await phone.crash(app)
+            #expect(await phone.instance(of: app) == nil)
+            await phone.open(app)
+            try await radio.simulation.clock.sleep(for: .seconds(1))
+            let second = try #require(await phone.instance(of: app))
+            #expect(second !== first)
+            #expect(second.context.launchNumber == 2)
+            #expect(second.context.executor !== first.context.executor)
+            #expect(first.context.executor.gate == .discarded)
+            #expect(FileManager.default.contents(atPath: directory + "/note") == Data("kept".utf8))
+            #expect(await phone.terminationReasons(of: app) == [.crash])
+        }
     }
 }

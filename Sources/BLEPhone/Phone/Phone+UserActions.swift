@@ -28,8 +28,13 @@ extension Phone {
         lockScreen()
     }
 
-    /// The user unlocks the phone: the app that was in front when it locked comes back.
+    /// The user unlocks the phone: the app that was in front when it locked comes back. After
+    /// a restart with a passcode, this is the first unlock (`firstUnlock()`).
     public func unlock() {
+        if runtime.awaitingFirstUnlock {
+            firstUnlock()
+            return
+        }
         record(.user(.unlock))
         unlockScreen()
         restartIdleTimer()
