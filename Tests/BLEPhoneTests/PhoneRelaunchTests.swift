@@ -50,6 +50,29 @@ struct PhoneRelaunchTests {
         #expect(!result.log.contains { $0.hasPrefix("scene") && $0.hasSuffix("@100") })
     }
 
+    @Test("A relaunched app has no scene until the user opens it: then sceneWillConnect, and launch options stay those of the relaunch")
+    func sceneConnectsAtOpen() async throws {
+        let radio = VirtualRadio()
+        let (log, options) = try await radio.simulation.run {
+            let world = await PhoneWorld.make(.ios17, radio: radio)
+            let app = await world.install("com.example.headset", modes: [.bluetoothCentral], restoreIdentifiers: ["central"])
+            await world.phone.open(app)
+            await world.phone.home()
+            try await world.at(10)
+            await world.phone.memoryPressure(app)
+            await world.phone.offer(world.delivery("n1", for: app, restoreIdentifier: "central"), to: app)
+            try await world.at(11)
+            #expect(await world.phone.sceneState(of: app) == .unattached)
+            await world.phone.open(app)
+            try await world.at(12)
+            #expect(await world.phone.sceneState(of: app) == .foregroundActive)
+            let options = try #require(await world.phone.instance(of: app)).context.launchOptions
+            return (world.log.all.filter { $0.hasSuffix("@10") || $0.hasSuffix("@11") }, options)
+        }
+        #expect(log == ["didFinishLaunching@10", "sceneWillConnect@11", "sceneWillEnterForeground@11", "sceneDidBecomeActive@11"])
+        #expect(options == LaunchOptions(bluetoothCentrals: ["central"]))
+    }
+
     @Test("Force-quit never relaunches on iOS 17 (TN3115): the event is dropped, the denial traced")
     func forceQuitDenied() async throws {
         let result = try await scenario(.ios17) { phone, app in await phone.forceQuit(app) }
