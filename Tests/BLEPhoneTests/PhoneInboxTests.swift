@@ -87,6 +87,26 @@ struct PhoneInboxTests {
         #expect(foregroundOnly.contains("queued n1@100"))
     }
 
+    @Test("The mode must match the manager's role: bluetooth-peripheral wakes for peripheral-manager events, not for central ones")
+    func modeMatchesRole() async throws {
+        let radio = VirtualRadio()
+        let trace = try await radio.simulation.run {
+            let world = await PhoneWorld.make(.ios12, radio: radio)
+            let app = await world.install("com.example.peripheral", modes: [.bluetoothPeripheral])
+            await world.phone.open(app)
+            await world.phone.home()
+            try await world.at(10)
+            await world.phone.offer(world.delivery("scan result", for: app, role: .central, kind: .discovery), to: app)
+            try await world.at(20)
+            await world.phone.offer(world.delivery("write", for: app, role: .peripheral, kind: .writeRequest), to: app)
+            try await world.at(21)
+            return await world.trace(of: app)
+        }
+        #expect(trace.contains("queued scan result@10"))
+        #expect(trace.contains("woken@20"))
+        #expect(trace.contains("delivered write@20"))
+    }
+
     @Test("Each event restarts the wake window; work past the window without a task is frozen and continues at the next wake")
     func frozenWork() async throws {
         let radio = VirtualRadio()
