@@ -117,6 +117,22 @@ struct PhoneLifecycleTests {
         #expect(log.last == "willTerminate")
     }
 
+    @Test("Force-quit of the app in front: it resigns and enters the background (the app switcher), then willTerminate")
+    func forceQuitFromFront() async throws {
+        let radio = VirtualRadio()
+        let log = try await radio.simulation.run {
+            let world = await PhoneWorld.make(.ios17, radio: radio)
+            let app = await world.install("com.example.a")
+            await world.phone.open(app)
+            try await world.at(5)
+            await world.phone.forceQuit(app)
+            try await world.at(6)
+            #expect(await world.phone.state(of: app) == .notRunning)
+            return world.log.all.filter { $0.hasSuffix("@5") }
+        }
+        #expect(log == ["sceneWillResignActive@5", "sceneDidEnterBackground@5", "willTerminate@5"])
+    }
+
     @Test("Memory pressure purges a suspended app without any callback; the app in front is spared")
     func memoryPressure() async throws {
         let radio = VirtualRadio()

@@ -164,9 +164,8 @@ package struct AppLifecycle: Sendable {
         case .active, .inactive, .background:
             guard pendingTermination == nil else { return [] }
             pendingTermination = reason
-            // What was still to come of a transition no longer matters.
-            steps.removeAll()
-            startAt = 0
+            // After what is under way (an app force-quit from the front first resigns and
+            // enters the background, as in the app switcher).
             enqueue([.callback(.willTerminate), .terminate(reason)])
             return advance()
         }

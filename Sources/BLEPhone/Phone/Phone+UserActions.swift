@@ -9,7 +9,11 @@ extension Phone {
             return
         }
         record(.user(.open(app)), app: app)
-        if runtime.locked { unlockScreen() }
+        if runtime.awaitingFirstUnlock {
+            firstUnlock()
+        } else if runtime.locked {
+            unlockScreen()
+        }
         bringToFront(app)
         restartIdleTimer()
     }
