@@ -176,9 +176,9 @@ extension SystemBluetooth {
         let name = Self.quoted(await peripheral.name)
         for (app, id) in receivers {
             apps[app]?.centrals[id]?.held[identifier] = nil
-            apps[app]?.centrals[id]?.subscriptions = apps[app]?.centrals[id]?.subscriptions.filter {
-                $0.peripheral != identifier
-            } ?? []
+            // Computed first: an optional-chained assignment holds `apps` while its right side runs.
+            let kept = apps[app]?.centrals[id]?.subscriptions.filter { $0.peripheral != identifier } ?? Set()
+            apps[app]?.centrals[id]?.subscriptions = kept
             let alert = alerted.map { $0 == (app, id) } == true ? "\(app): \(name) disconnected" : nil
             await offerCentral(app, id, .disconnection, "disconnected \(name) \(identifier) (\(reason))", alert: alert) {
                 manager in .disconnected(manager.handle(for: peripheral), reason: reason)

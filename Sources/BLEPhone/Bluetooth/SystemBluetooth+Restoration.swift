@@ -44,7 +44,7 @@ extension SystemBluetooth {
         if apps[app]?.isEmpty == true {
             apps[app] = nil
         } else {
-            logger.info("system Bluetooth: \(app) ended (\(reason)); its preserved managers stay")
+            logger.debug("system Bluetooth: \(app) ended (\(reason)); its preserved managers stay")
         }
         await refreshScan()
         await refreshAdvertising()

@@ -55,13 +55,16 @@ struct BackgroundScanTests {
             try await central.scanForPeripherals(withServices: [BluetoothTestBed.serviceUUID])
             try await bed.sleep(for: .seconds(5))
             #expect(bed.log.entries(of: context.app, .discovery).count == 2)
-            // Another app connects and disconnects it: reported once more.
+            // Another app connects it (the device goes on advertising): reported once more; and
+            // again once it disconnects.
             let other = await bed.launch("com.example.other")
             let otherCentral = await other.centralManager()
             let (peripheral, _, _) = try await bed.connectToDevice(otherCentral)
-            await otherCentral.cancelPeripheralConnection(peripheral)
             try await bed.sleep(for: .seconds(5))
             #expect(bed.log.entries(of: context.app, .discovery).count == 3)
+            await otherCentral.cancelPeripheralConnection(peripheral)
+            try await bed.sleep(for: .seconds(5))
+            #expect(bed.log.entries(of: context.app, .discovery).count == 4)
         }
     }
 

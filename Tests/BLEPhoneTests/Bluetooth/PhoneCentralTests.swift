@@ -45,7 +45,7 @@ struct PhoneCentralTests {
         }
     }
 
-    @Test("A manager's first event is its state; every answer goes through the phone in call order")
+    @Test("A manager's first event is its state (centralManagerDidUpdateState)")
     func firstEventIsState() async throws {
         try await BluetoothTestBed.run { bed in
             let context = await bed.launch("com.example.app")

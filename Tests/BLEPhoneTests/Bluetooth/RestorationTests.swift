@@ -167,7 +167,8 @@ struct RestorationTests {
                 if case .disconnected(_, let reason) = event { return reason }
                 return nil
             }
-            #expect(reason == .remoteDeviceTerminatedPowerOff)
+            // This side ended the link (Core 5.4 Vol 4 Part E §7.7.5: 0x16).
+            #expect(reason == .connectionTerminatedByLocalHost)
             #expect(await peripheral.state == .disconnected)
             #expect(await bed.system.central.isScanning == false)
             #expect(await scanner.isScanning == false)
