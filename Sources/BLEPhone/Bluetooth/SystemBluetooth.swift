@@ -57,11 +57,24 @@ package actor SystemBluetooth {
     var foregroundClock = 0
     var pumps: [Task<Void, Never>] = []
 
-    package init(radio: Radio, logger: Logger) async {
+    /// The service on a new host of `radio`. With `knownPeripheralsFile`, the central manager
+    /// remembers every peripheral it sees in that file, so that a new process restoring a
+    /// record (`restore(_:for:)`) can connect to the peripherals of the old one; a file that
+    /// cannot be read is logged and not used.
+    package init(radio: Radio, logger: Logger, knownPeripheralsFile: String? = nil) async {
         self.radio = radio
         self.logger = logger
         taskExecutor = Self.taskExecutor(of: radio)
-        central = await CentralManager(radio: radio)
+        if let knownPeripheralsFile {
+            do {
+                central = try await CentralManager(radio: radio, knownPeripheralsFile: knownPeripheralsFile)
+            } catch {
+                logger.error("system Bluetooth: known peripherals not used: \(error)")
+                central = await CentralManager(radio: radio)
+            }
+        } else {
+            central = await CentralManager(radio: radio)
+        }
         do {
             peripheralManager = try await PeripheralManager(radio: radio)
         } catch {
