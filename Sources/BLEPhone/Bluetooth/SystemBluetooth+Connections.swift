@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 import Foundation
 
 /// Links and pending connects: held per app, made and ended by the system's one central
@@ -94,7 +95,7 @@ extension SystemBluetooth {
         case .failure(let error):
             for (app, id, _) in waiting {
                 apps[app]?.centrals[id]?.held[identifier] = nil
-                await offerCentral(app, id, .connectionFailure, "failed to connect \(identifier): \(error)") { manager in
+                await offerCentral(app, id, .connectionFailure, "failed to connect \(identifier): \(TerminalText.escaped("\(error)"))") { manager in
                     .failedToConnect(manager.handle(for: peripheral), error)
                 }
             }

@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 import Foundation
 
 /// The apps' GATT client calls on the system's peripherals, and the notifications the system
@@ -33,7 +34,7 @@ extension SystemBluetooth {
         let outcome: String
         switch result {
         case .success: outcome = "done"
-        case .failure(let error): outcome = "\(error)"
+        case .failure(let error): outcome = TerminalText.escaped("\(error)")
         }
         let delivery = AppBluetoothDelivery(manager: id, kind: kind, summary: "\(summary) on \(identifier): \(outcome)") {
             slot.fulfil(result)

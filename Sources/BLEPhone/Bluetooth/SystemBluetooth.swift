@@ -1,5 +1,6 @@
 import BLE
 import BLEWire
+import BLELocking
 import BLESimulation
 import Foundation
 import Logging
@@ -56,6 +57,9 @@ package actor SystemBluetooth {
     /// Foreground arrivals, counted (the most recent wins the alerts).
     var foregroundClock = 0
     var pumps: [Task<Void, Never>] = []
+    /// Deliveries the phone made when no manager of the app was attached (counted where the
+    /// phone calls them, outside the actor).
+    nonisolated let unattachedDeliveries = Locked(0)
 
     /// The service on a new host of `radio`. With `knownPeripheralsFile`, the central manager
     /// remembers every peripheral it sees in that file, so that a new process restoring a
@@ -176,11 +180,14 @@ package actor SystemBluetooth {
     ) async {
         guard let mailbox = apps[app]?.centrals[id]?.mailbox else { return }
         let logger = self.logger
+        let lost = unattachedDeliveries
         let delivery = AppBluetoothDelivery(
             manager: id, kind: kind, summary: summary, coalescingKey: coalescingKey, alert: alert
         ) {
             let delivered = mailbox.deliver { manager in manager.yield(make(manager)) }
-            if !delivered { logger.warning("system Bluetooth: \(app)'s \(id) is gone; \(kind) not delivered") }
+            guard !delivered else { return }
+            lost.withLock { $0 += 1 }
+            logger.warning("system Bluetooth: \(app)'s \(id) is not attached; \(kind) not delivered")
         }
         await send(delivery, to: app)
     }
@@ -192,9 +199,12 @@ package actor SystemBluetooth {
     ) async {
         guard let mailbox = apps[app]?.peripherals[id]?.mailbox else { return }
         let logger = self.logger
+        let lost = unattachedDeliveries
         let delivery = AppBluetoothDelivery(manager: id, kind: kind, summary: summary, coalescingKey: coalescingKey) {
             let delivered = mailbox.deliver { manager in manager.yield(event) }
-            if !delivered { logger.warning("system Bluetooth: \(app)'s \(id) is gone; \(kind) not delivered") }
+            guard !delivered else { return }
+            lost.withLock { $0 += 1 }
+            logger.warning("system Bluetooth: \(app)'s \(id) is not attached; \(kind) not delivered")
         }
         await send(delivery, to: app)
     }
