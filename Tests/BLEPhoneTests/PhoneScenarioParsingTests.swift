@@ -48,7 +48,8 @@ struct PhoneScenarioParsingTests {
     func fullRoundTrip() throws {
         let scenario = PhoneScenario(
             profile: .init(
-                name: "ios12", wakeWindow: .seconds(0.5), backgroundTaskBudget: .seconds(100), expirationLead: .seconds(3),
+                name: "ios12", wakeWindow: .seconds(0.5), backgroundTaskBudget: .seconds(100),
+                expirationLead: .seconds(3),
                 suspensionDelay: .seconds(2), autoLock: .never),
             app: .init(
                 bundleIdentifier: "com.example.app", backgroundModes: [.bluetoothCentral, .bluetoothPeripheral],
@@ -64,7 +65,8 @@ struct PhoneScenarioParsingTests {
             devices: [.init(name: "hs", notifyPeriod: nil, distance: 2.5)],
             timeline: [
                 .init(at: .seconds(1), .open), .init(at: .seconds(2), .reboot(passcode: true)),
-                .init(at: .seconds(3), .bluetoothInControlCenter(on: false)), .init(at: .seconds(4), .airplaneMode(on: true)),
+                .init(at: .seconds(3), .bluetoothInControlCenter(on: false)),
+                .init(at: .seconds(4), .airplaneMode(on: true)),
                 .init(at: .seconds(5), .device("hs", .startNotifying(every: .seconds(2)))),
                 .init(at: .seconds(5), .device("hs", .walkAway)), .init(at: .seconds(6), .firstUnlock),
             ],
@@ -112,7 +114,10 @@ struct PhoneScenarioParsingTests {
         let cases: [(String, String)] = [
             (#"{"profile": "ios17", "app": {"bundle_id": "x"}}"#, #"missing key "duration_s""#),
             (minimal(#""extra": 1"#), #"unknown key "extra""#),
-            (#"{"profile": "ios99", "app": {"bundle_id": "x"}, "duration_s": 1}"#, #"profile: unknown profile "ios99""#),
+            (
+                #"{"profile": "ios99", "app": {"bundle_id": "x"}, "duration_s": 1}"#,
+                #"profile: unknown profile "ios99""#
+            ),
             (
                 #"{"profile": {"name": "ios17", "wake_window_s": 31}, "app": {"bundle_id": "x"}, "duration_s": 1}"#,
                 "profile.wake_window_s: expected seconds from 0 to 30"
@@ -137,17 +142,25 @@ struct PhoneScenarioParsingTests {
                 #"{"profile": "ios17", "app": {"bundle_id": "x", "reactions": [{"on": "timer", "do": []}]}, "duration_s": 1}"#,
                 #"app.reactions[0]: missing key "every_s""#
             ),
-            (minimal(#""timeline": [{"at_s": 90, "action": "open"}]"#), "timeline[0].at_s: expected seconds from 0 to 60"),
+            (
+                minimal(#""timeline": [{"at_s": 90, "action": "open"}]"#),
+                "timeline[0].at_s: expected seconds from 0 to 60"
+            ),
             (
                 minimal(#""timeline": [{"at_s": 5, "action": "open"}, {"at_s": 4, "action": "home"}]"#),
                 "timeline[1].at_s: at 4 s, before the previous step (5 s)"
             ),
             (minimal(#""timeline": [{"at_s": 5, "action": "walk_away"}]"#), "(a device action needs \"device\")"),
             (
-                minimal(#""devices": [{"name": "hs", "kind": "headset"}], "timeline": [{"at_s": 5, "device": "hs", "action": "open"}]"#),
+                minimal(
+                    #""devices": [{"name": "hs", "kind": "headset"}], "timeline": [{"at_s": 5, "device": "hs", "action": "open"}]"#
+                ),
                 #"timeline[0].action: unknown device action "open""#
             ),
-            (minimal(#""devices": [{"name": "hs", "kind": "watch"}]"#), #"devices[0].kind: unknown device kind "watch""#),
+            (
+                minimal(#""devices": [{"name": "hs", "kind": "watch"}]"#),
+                #"devices[0].kind: unknown device kind "watch""#
+            ),
             (
                 minimal(#""devices": [{"name": "hs", "kind": "headset"}, {"name": "hs", "kind": "headset"}]"#),
                 #"devices[1].name: a second device named "hs""#
@@ -174,7 +187,8 @@ struct PhoneScenarioParsingTests {
         let duplicate = try #require(error("{\"duration_s\": 1,\n \"duration_s\": 2}"))
         #expect(duplicate.problem == #"key "duration_s" appears more than once"#)
         #expect((duplicate.line, duplicate.column) == (2, 2))
-        let kind = try #require(error(minimal().replacingOccurrences(of: "\"duration_s\": 60", with: "\"duration_s\": \"60\"")))
+        let kind = try #require(
+            error(minimal().replacingOccurrences(of: "\"duration_s\": 60", with: "\"duration_s\": \"60\"")))
         #expect(kind.path == "duration_s")
         #expect(kind.problem == "expected a number, found a string")
         #expect(kind.line == 1)
@@ -203,7 +217,8 @@ struct PhoneScenarioParsingTests {
         #expect(check(.alertsAtLeast(1)))
         #expect(check(.noted("done")))
         #expect(!check(.noted("other")))
-        let failed = PhoneScenario.Expectation.state(.active, at: .seconds(18)).evaluate(SampleTrace.entries, app: app, end: end)
+        let failed = PhoneScenario.Expectation.state(.active, at: .seconds(18)).evaluate(
+            SampleTrace.entries, app: app, end: end)
         #expect(failed.description == "FAIL  state active at 18 s: suspended at +00:00:18.000")
     }
 }

@@ -119,7 +119,8 @@ struct PhoneTimelineSVGTests {
                 entries.append(PhoneTraceEntry(time: time, app: app, event: .stateChanged(from: state, to: next)))
                 state = next
             } else {
-                entries.append(PhoneTraceEntry(time: time, app: app, event: .eventDelivered(.valueUpdate, summary: "tick")))
+                entries.append(
+                    PhoneTraceEntry(time: time, app: app, event: .eventDelivered(.valueUpdate, summary: "tick")))
             }
         }
         let svg = PhoneTimelineSVG(plotWidth: 1000).render(entries)

@@ -9,7 +9,9 @@ import Testing
 enum SampleTrace {
     static let app = AppIdentifier("com.example.headset")
 
-    static func at(_ milliseconds: Int64, _ event: PhoneTraceEvent, app: AppIdentifier? = SampleTrace.app) -> PhoneTraceEntry {
+    static func at(_ milliseconds: Int64, _ event: PhoneTraceEvent, app: AppIdentifier? = SampleTrace.app)
+        -> PhoneTraceEntry
+    {
         PhoneTraceEntry(time: VirtualInstant(nanoseconds: milliseconds * 1_000_000), app: app, event: event)
     }
 

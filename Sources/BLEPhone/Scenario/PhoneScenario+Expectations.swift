@@ -13,7 +13,8 @@ public struct PhoneExpectationResult: Sendable, Equatable, CustomStringConvertib
 extension PhoneScenario.Expectation: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .state(let state, let at): "state \(state)" + (at.map { " at \(ScenarioParser.format($0.inSeconds)) s" } ?? " at the end")
+        case .state(let state, let at):
+            "state \(state)" + (at.map { " at \(ScenarioParser.format($0.inSeconds)) s" } ?? " at the end")
         case .killed(let reason): "killed for \(reason)"
         case .neverKilled: "never killed"
         case .launches(let count): "\(count) launch\(count == 1 ? "" : "es")"

@@ -40,7 +40,8 @@ enum ScenarioParser {
 
     static func scenario(_ cursor: JSONCursor) throws(Failure) -> PhoneScenario {
         let root = try cursor.object(allowing: ["profile", "app", "devices", "timeline", "duration_s", "expect"])
-        let duration = try seconds(try required("duration_s", in: root), in: 0.001...PhoneScenario.maximumDuration.inSeconds)
+        let duration = try seconds(
+            try required("duration_s", in: root), in: 0.001...PhoneScenario.maximumDuration.inSeconds)
         let profile = try self.profile(try required("profile", in: root))
         var devices: [PhoneScenario.Device] = []
         for element in try root.member("devices")?.array() ?? [] {
@@ -57,7 +58,8 @@ enum ScenarioParser {
             let step = try self.step(element, devices: names, duration: duration)
             if let previous = timeline.last, step.at < previous.at {
                 throw (element.member("at_s") ?? element).fail(
-                    "at \(format(step.at.inSeconds)) s, before the previous step (\(format(previous.at.inSeconds)) s); list steps in time order")
+                    "at \(format(step.at.inSeconds)) s, before the previous step (\(format(previous.at.inSeconds)) s); list steps in time order"
+                )
             }
             timeline.append(step)
         }
@@ -81,7 +83,8 @@ enum ScenarioParser {
             return PhoneScenario.Profile(name: name)
         }
         let object = try cursor.object(allowing: [
-            "name", "wake_window_s", "background_task_budget_s", "expiration_lead_s", "suspension_delay_s", "auto_lock_s",
+            "name", "wake_window_s", "background_task_budget_s", "expiration_lead_s", "suspension_delay_s",
+            "auto_lock_s",
         ])
         let nameCursor = try required("name", in: object)
         let name = try nameCursor.string()
@@ -160,7 +163,9 @@ enum ScenarioParser {
         if let device = object.member("device"), !(PhoneScenario.BluetoothTrigger(rawValue: on) != nil) {
             throw device.fail("\"device\" applies only to Bluetooth events")
         }
-        if let every = object.member("every_s"), on != "timer" { throw every.fail("\"every_s\" applies only to \"timer\"") }
+        if let every = object.member("every_s"), on != "timer" {
+            throw every.fail("\"every_s\" applies only to \"timer\"")
+        }
         var steps: [PhoneScenario.Step] = []
         for element in try required("do", in: object).array() {
             steps.append(try step(element, devices: devices))
@@ -207,7 +212,11 @@ enum ScenarioParser {
         var device = PhoneScenario.Device(name: name, kind: kind)
         if let period = object.member("notify_period_s") {
             // The headset's heartbeat period is whole seconds (docs/headset-protocol.md, `88`).
-            if case .null = period.value { device.notifyPeriod = nil } else { device.notifyPeriod = .seconds(try wholeSeconds(period, in: 1...255)) }
+            if case .null = period.value {
+                device.notifyPeriod = nil
+            } else {
+                device.notifyPeriod = .seconds(try wholeSeconds(period, in: 1...255))
+            }
         }
         if let distance = object.member("distance_m") {
             let metres = try distance.number()
@@ -217,7 +226,9 @@ enum ScenarioParser {
         return device
     }
 
-    static func step(_ cursor: JSONCursor, devices: [String], duration: Duration) throws(Failure) -> PhoneScenario.TimelineStep {
+    static func step(_ cursor: JSONCursor, devices: [String], duration: Duration) throws(Failure)
+        -> PhoneScenario.TimelineStep
+    {
         let object = try cursor.object(allowing: ["at_s", "action", "device", "passcode", "period_s"])
         let at = try seconds(try required("at_s", in: object), in: 0...duration.inSeconds)
         let actionCursor = try required("action", in: object)
@@ -230,14 +241,17 @@ enum ScenarioParser {
                         + PhoneScenarioNames.deviceActions.map(\.0).joined(separator: ", "))
             }
             if let period = object.member("period_s") {
-                guard case .startNotifying = action else { throw period.fail("\"period_s\" applies only to start_notifying") }
+                guard case .startNotifying = action else {
+                    throw period.fail("\"period_s\" applies only to start_notifying")
+                }
                 action = .startNotifying(every: .seconds(try wholeSeconds(period, in: 1...255)))
             }
             if let passcode = object.member("passcode") { throw passcode.fail("\"passcode\" applies only to reboot") }
             return PhoneScenario.TimelineStep(at: at, .device(device, action))
         }
         guard var action = PhoneScenarioNames.actions.first(where: { $0.0 == name })?.1 else {
-            let hint = PhoneScenarioNames.deviceActions.contains { $0.0 == name } ? " (a device action needs \"device\")" : ""
+            let hint =
+                PhoneScenarioNames.deviceActions.contains { $0.0 == name } ? " (a device action needs \"device\")" : ""
             throw actionCursor.fail(
                 "unknown action \"\(name)\"\(hint); expected one of: "
                     + PhoneScenarioNames.actions.map(\.0).joined(separator: ", "))
@@ -246,7 +260,9 @@ enum ScenarioParser {
             guard case .reboot = action else { throw passcode.fail("\"passcode\" applies only to reboot") }
             action = .reboot(passcode: try passcode.bool())
         }
-        if let period = object.member("period_s") { throw period.fail("\"period_s\" applies only to a device's start_notifying") }
+        if let period = object.member("period_s") {
+            throw period.fail("\"period_s\" applies only to a device's start_notifying")
+        }
         return PhoneScenario.TimelineStep(at: at, action)
     }
 
@@ -257,7 +273,9 @@ enum ScenarioParser {
         let at = cursor.member("at_s")
         let kindCursor = cursor.member("kind")
         if let at, key != "state" { throw at.fail("\"at_s\" applies only to \"state\"") }
-        if let kindCursor, !key.hasPrefix("delivered_") { throw kindCursor.fail("\"kind\" applies only to delivered_at_least and delivered_at_most") }
+        if let kindCursor, !key.hasPrefix("delivered_") {
+            throw kindCursor.fail("\"kind\" applies only to delivered_at_least and delivered_at_most")
+        }
         var kind: BluetoothEventKind?
         if let kindCursor {
             let name = try kindCursor.string()
@@ -272,14 +290,17 @@ enum ScenarioParser {
         case "state":
             let name = try value.string()
             guard let state = PhoneScenarioNames.state(named: name) else {
-                throw value.fail("unknown state \"\(name)\"; expected one of: " + AppState.allCases.map(\.rawValue).joined(separator: ", "))
+                throw value.fail(
+                    "unknown state \"\(name)\"; expected one of: "
+                        + AppState.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return .state(state, at: try optionalSeconds(at, in: 0...duration.inSeconds))
         case "killed":
             let name = try value.string()
             guard let reason = PhoneScenarioNames.terminationReason(named: name) else {
                 throw value.fail(
-                    "unknown termination reason \"\(name)\"; expected one of: " + TerminationReason.all.map(\.name).joined(separator: ", "))
+                    "unknown termination reason \"\(name)\"; expected one of: "
+                        + TerminationReason.all.map(\.name).joined(separator: ", "))
             }
             return .killed(reason)
         case "never_killed": try requireTrue(value); return .neverKilled
@@ -339,8 +360,11 @@ enum ScenarioParser {
         let name = try cursor.string()
         guard devices.contains(name) else {
             throw cursor.fail(
-                "no device named \"\(name)\"" + (devices.isEmpty ? " (the scenario has no devices)" : "; the devices are: "
-                    + devices.joined(separator: ", ")))
+                "no device named \"\(name)\""
+                    + (devices.isEmpty
+                        ? " (the scenario has no devices)"
+                        : "; the devices are: "
+                            + devices.joined(separator: ", ")))
         }
         return name
     }

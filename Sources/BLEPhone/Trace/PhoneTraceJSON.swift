@@ -45,6 +45,13 @@ public enum PhoneTraceJSON {
         out += "}}"
     }
 
+    /// `text` as a JSON string literal, escaped as the trace's strings are.
+    public static func string(_ text: String) -> String {
+        var out = ""
+        appendString(text, to: &out)
+        return out
+    }
+
     static func appendValue(_ value: PhoneTraceRecord.Value, to out: inout String) {
         switch value {
         case .text(let text): appendString(text, to: &out)

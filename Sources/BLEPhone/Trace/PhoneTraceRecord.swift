@@ -78,7 +78,8 @@ extension PhoneTraceEvent {
                 let names = options.bluetoothCentrals + options.bluetoothPeripherals
                 words += " in the background to restore " + names.map { "'\($0)'" }.joined(separator: ", ")
             }
-            return PhoneTraceRecord(type: "launched", fields: fields, words: words, timeline: .tick(.launch, label: "launch"))
+            return PhoneTraceRecord(
+                type: "launched", fields: fields, words: words, timeline: .tick(.launch, label: "launch"))
         case .stateChanged(let from, let to):
             return PhoneTraceRecord(
                 type: "stateChanged", fields: [("from", .text(from.rawValue)), ("to", .text(to.rawValue))],
@@ -109,8 +110,12 @@ extension PhoneTraceEvent {
         case .woken(.bluetooth(let kind), let until):
             return PhoneTraceRecord(
                 type: "woken",
-                fields: [("reason", .text("bluetooth")), ("kind", .text(kind.rawValue)), ("until_ms", .integer(until.milliseconds))],
-                words: "woken by Bluetooth (\(kind)) until \(PhoneTraceText.time(until))", timeline: .wake(until: until))
+                fields: [
+                    ("reason", .text("bluetooth")), ("kind", .text(kind.rawValue)),
+                    ("until_ms", .integer(until.milliseconds)),
+                ],
+                words: "woken by Bluetooth (\(kind)) until \(PhoneTraceText.time(until))", timeline: .wake(until: until)
+            )
         case .alert(let text):
             return PhoneTraceRecord(
                 type: "alert", fields: [("text", .text(text))], words: "system alert: \(text)",
@@ -139,12 +144,14 @@ extension PhoneTraceEvent {
                 type: "restored", fields: [("restore_identifier", .text(identifier)), ("summary", .text(summary))],
                 words: "restored '\(identifier)': \(summary)", timeline: .tick(.restoration, label: "restored"))
         case .note(let text):
-            return PhoneTraceRecord(type: "note", fields: [("text", .text(text))], words: "note: \(text)", timeline: .none)
+            return PhoneTraceRecord(
+                type: "note", fields: [("text", .text(text))], words: "note: \(text)", timeline: .none)
         }
     }
 
     private func bluetooth(
-        _ type: String, _ kind: BluetoothEventKind, _ summary: String, _ verb: String, _ mark: PhoneTraceRecord.BluetoothMark
+        _ type: String, _ kind: BluetoothEventKind, _ summary: String, _ verb: String,
+        _ mark: PhoneTraceRecord.BluetoothMark
     ) -> PhoneTraceRecord {
         PhoneTraceRecord(
             type: type, fields: [("kind", .text(kind.rawValue)), ("summary", .text(summary))],

@@ -47,7 +47,8 @@ public enum PhoneTraceText {
         let seconds = total / 1000 % 60
         let minutes = total / 60_000 % 60
         let hours = total / 3_600_000
-        return "+" + padded(hours, 2) + ":" + padded(minutes, 2) + ":" + padded(seconds, 2) + "." + padded(milliseconds, 3)
+        return "+" + padded(hours, 2) + ":" + padded(minutes, 2) + ":" + padded(seconds, 2) + "."
+            + padded(milliseconds, 3)
     }
 
     static func padded(_ value: Int64, _ width: Int) -> String {

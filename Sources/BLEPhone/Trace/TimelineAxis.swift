@@ -11,7 +11,8 @@ enum TimelineAxis {
 
     /// The step for a span of `milliseconds`: the smallest giving at most ten intervals.
     static func step(forSpan milliseconds: Int64) -> Int64 {
-        steps.first { milliseconds / $0 <= 10 } ?? steps[steps.count - 1] * max(1, milliseconds / (10 * steps[steps.count - 1]))
+        steps.first { milliseconds / $0 <= 10 } ?? steps[steps.count - 1]
+            * max(1, milliseconds / (10 * steps[steps.count - 1]))
     }
 
     /// A tick's label: `250 ms`, `1.5 s`, `45 s`, `2:30` (minutes), `6 h`, `1 h 30`.

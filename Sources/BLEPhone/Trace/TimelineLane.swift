@@ -72,8 +72,10 @@ struct TimelineLane {
     func append(top: Double, to out: inout String) {
         let name = app.map { PhoneTimelineSVG.escaped($0.bundleIdentifier) } ?? "phone"
         out += "<g class=\"lane\" transform=\"translate(0,\(PhoneTimelineSVG.number(top)))\">\n"
-        out += "<line class=\"grid\" x1=\"0\" y1=\"0\" x2=\"\(PhoneTimelineSVG.number(scale.left + scale.plotWidth))\" y2=\"0\"/>\n"
-        out += "<text class=\"lane\" x=\"8\" y=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop + 15))\">\(name)</text>\n"
+        out +=
+            "<line class=\"grid\" x1=\"0\" y1=\"0\" x2=\"\(PhoneTimelineSVG.number(scale.left + scale.plotWidth))\" y2=\"0\"/>\n"
+        out +=
+            "<text class=\"lane\" x=\"8\" y=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop + 15))\">\(name)</text>\n"
         out += bands
         out += wakes.output
         var tasks = SpanMerger(style: "task", top: PhoneTimelineSVG.taskTop)
@@ -117,14 +119,18 @@ struct TimelineLane {
     private mutating func flushBand() {
         guard let pending = pendingBand else { return }
         pendingBand = nil
-        let dominant = PhoneTimelineSVG.stateColours.map(\.0).max { pending.time[$0, default: 0] < pending.time[$1, default: 0] }
+        let dominant = PhoneTimelineSVG.stateColours.map(\.0).max {
+            pending.time[$0, default: 0] < pending.time[$1, default: 0]
+        }
         guard let dominant else { return }
         appendBand(dominant, pending.start, pending.end, title: "mostly \(dominant) (\(pending.changes) states)")
     }
 
     private mutating func appendBand(_ state: AppState, _ x0: Double, _ x1: Double, title: String) {
-        bands += "<rect class=\"s-\(state.rawValue)\" x=\"\(PhoneTimelineSVG.number(x0))\" y=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop))\" "
-        bands += "width=\"\(PhoneTimelineSVG.number(max(x1 - x0, 0.1)))\" height=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandHeight))\">"
+        bands +=
+            "<rect class=\"s-\(state.rawValue)\" x=\"\(PhoneTimelineSVG.number(x0))\" y=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop))\" "
+        bands +=
+            "width=\"\(PhoneTimelineSVG.number(max(x1 - x0, 0.1)))\" height=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandHeight))\">"
         bands += "<title>\(title)</title></rect>\n"
     }
 
@@ -160,7 +166,9 @@ struct TimelineLane {
         Self.appendMarker(mark, x: bucket.x, y: row, count: bucket.count, to: &markers)
     }
 
-    static func appendMarker(_ mark: PhoneTraceRecord.BluetoothMark, x: Double, y: Double, count: Int, to out: inout String) {
+    static func appendMarker(
+        _ mark: PhoneTraceRecord.BluetoothMark, x: Double, y: Double, count: Int, to out: inout String
+    ) {
         let cx = PhoneTimelineSVG.number(x)
         let cy = PhoneTimelineSVG.number(y)
         let element: String
@@ -170,10 +178,12 @@ struct TimelineLane {
             out += "<circle class=\"m-\(mark.rawValue)\" cx=\"\(cx)\" cy=\"\(cy)\" r=\"3\""
         case .coalesced:
             element = "rect"
-            out += "<rect class=\"m-coalesced\" x=\"\(PhoneTimelineSVG.number(x - 2))\" y=\"\(PhoneTimelineSVG.number(y - 2))\" width=\"4\" height=\"4\""
+            out +=
+                "<rect class=\"m-coalesced\" x=\"\(PhoneTimelineSVG.number(x - 2))\" y=\"\(PhoneTimelineSVG.number(y - 2))\" width=\"4\" height=\"4\""
         case .dropped:
             element = "path"
-            out += "<path class=\"m-dropped\" d=\"M\(PhoneTimelineSVG.number(x - 3)) \(PhoneTimelineSVG.number(y - 3))l6 6m0 -6l-6 6\""
+            out +=
+                "<path class=\"m-dropped\" d=\"M\(PhoneTimelineSVG.number(x - 3)) \(PhoneTimelineSVG.number(y - 3))l6 6m0 -6l-6 6\""
         }
         if count > 1 {
             out += "><title>\(count) \(mark.rawValue)</title></\(element)>\n"
@@ -199,13 +209,18 @@ struct TimelineLane {
         guard let bucket = tickBucket else { return }
         tickBucket = nil
         let x = PhoneTimelineSVG.number(bucket.x)
-        ticks += "<line class=\"t-\(bucket.kind.rawValue)\" x1=\"\(x)\" y1=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop - 4))\" "
-        ticks += "x2=\"\(x)\" y2=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop + PhoneTimelineSVG.bandHeight + 2))\">"
-        ticks += "<title>\(PhoneTimelineSVG.escaped(bucket.label))\(bucket.count > 1 ? " and \(bucket.count - 1) more" : "")</title></line>\n"
+        ticks +=
+            "<line class=\"t-\(bucket.kind.rawValue)\" x1=\"\(x)\" y1=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop - 4))\" "
+        ticks +=
+            "x2=\"\(x)\" y2=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop + PhoneTimelineSVG.bandHeight + 2))\">"
+        ticks +=
+            "<title>\(PhoneTimelineSVG.escaped(bucket.label))\(bucket.count > 1 ? " and \(bucket.count - 1) more" : "")</title></line>\n"
         guard bucket.x - lastLabelX >= PhoneTimelineSVG.labelSpacing else { return }
         lastLabelX = bucket.x
-        ticks += "<text class=\"tl\" x=\"\(PhoneTimelineSVG.number(bucket.x + 2))\" y=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop - 5))\">"
-        ticks += PhoneTimelineSVG.escaped(bucket.label) + (bucket.count > 1 ? " +\(bucket.count - 1)" : "") + "</text>\n"
+        ticks +=
+            "<text class=\"tl\" x=\"\(PhoneTimelineSVG.number(bucket.x + 2))\" y=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop - 5))\">"
+        ticks +=
+            PhoneTimelineSVG.escaped(bucket.label) + (bucket.count > 1 ? " +\(bucket.count - 1)" : "") + "</text>\n"
     }
 }
 
@@ -235,8 +250,11 @@ struct SpanMerger {
     mutating func flush() {
         guard let span = current else { return }
         current = nil
-        output += "<rect class=\"\(style)\" x=\"\(PhoneTimelineSVG.number(span.start))\" y=\"\(PhoneTimelineSVG.number(top))\" "
-        output += "width=\"\(PhoneTimelineSVG.number(max(span.end - span.start, 1)))\" height=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.overlayHeight))\">"
-        output += "<title>\(span.count) \(style == "wake" ? "wake" : "background task")\(span.count > 1 ? "s" : "")</title></rect>\n"
+        output +=
+            "<rect class=\"\(style)\" x=\"\(PhoneTimelineSVG.number(span.start))\" y=\"\(PhoneTimelineSVG.number(top))\" "
+        output +=
+            "width=\"\(PhoneTimelineSVG.number(max(span.end - span.start, 1)))\" height=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.overlayHeight))\">"
+        output +=
+            "<title>\(span.count) \(style == "wake" ? "wake" : "background task")\(span.count > 1 ? "s" : "")</title></rect>\n"
     }
 }
