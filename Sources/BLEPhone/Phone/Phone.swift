@@ -25,6 +25,10 @@ public actor Phone {
 
     /// Everything recorded so far, in order.
     public internal(set) var trace: [PhoneTraceEntry] = []
+    /// The apps and the handset's state (Phone+Apps, Phone+UserActions, …).
+    var runtime = PhoneRuntime()
+    /// How events queued for a suspended foreground-only app are merged (default: not at all).
+    public var eventCoalescing: EventCoalescing = .none
 
     /// A phone whose Bluetooth service is a host on a new controller of `radio` at `position`.
     public init(
