@@ -102,6 +102,7 @@ let package = Package(
             name: "BLEDevices",
             dependencies: [
                 "BLEPhone", "BLECompanion", "BLE", "BLEHost", "BLETransport", "BLEWire", "BLESimulation", "BLELocking",
+                logging,
             ]
         ),
         // Throughput and air-time benchmarks on two full stacks (`ble bench`, and the tests that

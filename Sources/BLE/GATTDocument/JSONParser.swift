@@ -24,15 +24,36 @@ package struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// Where each value starts, by path, when the caller asked (`parseLocated`).
+    private var offsets: [String: Int]?
 
     package static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
+        return try parser.document()
+    }
+
+    /// The document and where each of its values starts, so that a mistake found later (by a
+    /// schema) can name its line and column as well as its path.
+    package static func parseLocated(_ bytes: [UInt8]) throws(LocatedJSONParseError) -> (JSONValue, JSONLocations) {
+        var parser = JSONParser(bytes: bytes)
+        parser.offsets = [:]
+        do {
+            let value = try parser.document()
+            return (value, JSONLocations(bytes: bytes, offsets: parser.offsets ?? [:]))
+        } catch {
+            // Every error leaves the parser where it found the problem (a duplicate key's start).
+            let (line, column) = lineAndColumn(of: parser.index, in: bytes)
+            throw LocatedJSONParseError(error: error, line: line, column: column)
+        }
+    }
+
+    private mutating func document() throws(JSONParseError) -> JSONValue {
         // A UTF-8 byte order mark is tolerated (RFC 8259 §8.1 lets a parser ignore it).
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
-        parser.skipWhitespace()
-        let value = try parser.value(path: "", depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.syntax("unexpected content after the document") }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        skipWhitespace()
+        let value = try value(path: "", depth: 0)
+        skipWhitespace()
+        guard index == bytes.count else { throw syntax("unexpected content after the document") }
         return value
     }
 
@@ -43,6 +64,7 @@ package struct JSONParser {
     private mutating func value(path: String, depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth < Self.depthLimit else { throw .tooDeep(path: path, limit: Self.depthLimit) }
         guard index < bytes.count else { throw syntax("unexpected end of the document") }
+        offsets?[path] = index
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object(path: path, depth: depth)
         case UInt8(ascii: "["): return try array(path: path, depth: depth)
@@ -236,10 +258,16 @@ package struct JSONParser {
 
     /// A syntax error at the current position (1-based line and column, in characters).
     private func syntax(_ problem: String) -> JSONParseError {
-        let before = bytes[..<min(index, bytes.count)]
+        let (line, column) = Self.lineAndColumn(of: index, in: bytes)
+        return .syntax(problem, line: line, column: column)
+    }
+
+    /// The 1-based line and column (in characters) of an offset.
+    static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        let before = bytes[..<min(offset, bytes.count)]
         let line = before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
         let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
-        let column = String(decoding: bytes[lineStart..<min(index, bytes.count)], as: UTF8.self).count + 1
-        return .syntax(problem, line: line, column: column)
+        let column = String(decoding: bytes[lineStart..<min(offset, bytes.count)], as: UTF8.self).count + 1
+        return (line, column)
     }
 }

@@ -245,7 +245,9 @@ public final class VirtualHeadset: Sendable {
         }
     }
 
-    private func setHeartbeat(_ period: Duration?) {
+    /// Starts (a period) or stops (nil) the heartbeat, as the app's `88` message does; a
+    /// scenario's device actions use it too.
+    package func setHeartbeat(_ period: Duration?) {
         let generation = state.withLock { state in
             state.heartbeatPeriod = period
             state.heartbeatGeneration += 1

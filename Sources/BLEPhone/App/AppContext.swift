@@ -1,7 +1,7 @@
 import BLESimulation
 
 /// What one app instance gets from the phone: its executor, its declaration, its storage
-/// directory, and (through extensions) its clock, background tasks and Bluetooth managers.
+/// directory, its clock, and (through extensions) its background tasks and Bluetooth managers.
 ///
 /// A new context is made at each launch; the old one's executor is discarded with its instance.
 public final class AppContext: Sendable {
@@ -13,11 +13,16 @@ public final class AppContext: Sendable {
     public let storageDirectory: String?
     /// The launch this context belongs to (1 for the first).
     public let launchNumber: Int
+    /// The app's own clock: it stands while the app is suspended, so timers on it measure the
+    /// app's running time (`AppClock`).
+    public let clock: AppClock
+    /// What `didFinishLaunching` was given (the managers to restore, for a relaunch).
+    public let launchOptions: LaunchOptions
     package let phone: Phone
 
     package init(
         app: AppIdentifier, declaration: AppDeclaration, executor: AppExecutor, storageDirectory: String?,
-        launchNumber: Int, phone: Phone
+        launchNumber: Int, phone: Phone, clock: AppClock? = nil, launchOptions: LaunchOptions = LaunchOptions()
     ) {
         self.app = app
         self.declaration = declaration
@@ -25,5 +30,7 @@ public final class AppContext: Sendable {
         self.storageDirectory = storageDirectory
         self.launchNumber = launchNumber
         self.phone = phone
+        self.clock = clock ?? AppClockCore(simulation: phone.simulation).clock
+        self.launchOptions = launchOptions
     }
 }

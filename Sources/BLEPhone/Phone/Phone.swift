@@ -25,11 +25,15 @@ public actor Phone {
 
     /// Everything recorded so far, in order.
     public internal(set) var trace: [PhoneTraceEntry] = []
+    /// The apps and the handset's state (Phone+Apps, Phone+UserActions, …).
+    var runtime = PhoneRuntime()
+    /// How events queued for a suspended foreground-only app are merged (default: not at all).
+    public var eventCoalescing: EventCoalescing = .none
 
     /// A phone whose Bluetooth service is a host on a new controller of `radio` at `position`.
     public init(
         profile: PhoneProfile, radio: VirtualRadio, position: AirPosition = .origin,
-        storageRoot: String? = nil, logger: Logger = Logger(label: "swift-ble.phone")
+        storageRoot: String? = nil, logger: Logger = Logger(label: "swift-ble.phone", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async {
         self.profile = profile
         self.simulation = radio.simulation

@@ -1,0 +1,136 @@
+import BLE
+import BLEWire
+import Foundation
+
+/// The apps' GATT client calls on the system's peripherals, and the notifications the system
+/// receives: each goes to every app subscribed to the characteristic.
+extension SystemBluetooth {
+    /// The system's peripheral, if the app's manager holds it connected (Core Bluetooth: a
+    /// peripheral the app has not connected cannot be used).
+    func connectedPeripheral(_ identifier: UUID, for app: AppIdentifier, _ id: ManagerID) async throws(BLEError)
+        -> Peripheral
+    {
+        guard apps[app]?.centrals[id] != nil else { throw .closed }
+        guard apps[app]?.centrals[id]?.held[identifier]?.state == .connected else { throw .notConnected }
+        guard let peripheral = await systemPeripheral(identifier) else { throw .unknownPeripheral }
+        return peripheral
+    }
+
+    /// Runs one of the app's calls on the system's peripheral; the answer goes back through
+    /// the phone as a `kind` event (Core Bluetooth's `didDiscoverServices`, `didUpdateValueFor`,
+    /// `didWriteValueFor`): a suspended app gets it when it runs again, or is woken for it.
+    package func perform<T: Sendable>(
+        _ kind: BluetoothEventKind, _ summary: String, on identifier: UUID, for app: AppIdentifier, _ id: ManagerID,
+        _ work: @Sendable (isolated Peripheral) async throws(BLEError) -> T
+    ) async throws(BLEError) -> T {
+        let peripheral = try await connectedPeripheral(identifier, for: app, id)
+        let result: Result<T, BLEError>
+        do {
+            result = .success(try await work(peripheral))
+        } catch {
+            result = .failure(error)
+        }
+        let slot = AnswerSlot<Result<T, BLEError>>()
+        let outcome: String
+        switch result {
+        case .success: outcome = "done"
+        case .failure(let error): outcome = TerminalText.escaped("\(error)")
+        }
+        let delivery = AppBluetoothDelivery(manager: id, kind: kind, summary: "\(summary) on \(identifier): \(outcome)") {
+            slot.fulfil(result)
+        }
+        await send(delivery, to: app)
+        return try await slot.value().get()
+    }
+
+    /// A Write Without Response: no answer comes back (Core Bluetooth calls no delegate).
+    package func writeWithoutResponse(
+        _ data: [UInt8], for characteristic: Characteristic, on identifier: UUID, for app: AppIdentifier,
+        _ id: ManagerID
+    ) async throws(BLEError) {
+        let peripheral = try await connectedPeripheral(identifier, for: app, id)
+        try await peripheral.writeValue(data, for: characteristic, type: .withoutResponse)
+    }
+
+    /// The app managers subscribed to the characteristic.
+    func subscribers(of key: CharacteristicKey) -> [(AppIdentifier, ManagerID)] {
+        apps.keys.sorted().flatMap { app in
+            (apps[app]?.centrals.values.sorted { $0.id.serial < $1.id.serial } ?? []).filter {
+                $0.subscriptions.contains(key)
+            }.map { (app, $0.id) }
+        }
+    }
+
+    /// Subscribes or unsubscribes the app: the Client Characteristic Configuration is written
+    /// by the first app to subscribe and cleared by the last. The answer comes back through the
+    /// phone (`didUpdateNotificationStateFor`).
+    package func setNotifyValue(
+        _ enabled: Bool, for characteristic: Characteristic, on identifier: UUID, for app: AppIdentifier,
+        _ id: ManagerID
+    ) async throws(BLEError) {
+        let peripheral = try await connectedPeripheral(identifier, for: app, id)
+        let key = CharacteristicKey(peripheral: identifier, valueHandle: characteristic.handle)
+        let others = subscribers(of: key).filter { $0 != (app, id) }
+        let change = others.isEmpty && (apps[app]?.centrals[id]?.subscriptions.contains(key) != enabled)
+        try await perform(
+            .notificationStateUpdate, "\(enabled ? "subscribe to" : "unsubscribe from") \(characteristic.uuid)",
+            on: identifier, for: app, id
+        ) { peripheral throws(BLEError) in
+            if change { try await peripheral.setNotifyValue(enabled, for: characteristic) }
+        }
+        if enabled {
+            apps[app]?.centrals[id]?.subscriptions.insert(key)
+            watch(peripheral)
+        } else {
+            apps[app]?.centrals[id]?.subscriptions.remove(key)
+        }
+    }
+
+    /// Writes the Client Characteristic Configuration for the system (no app waits for it).
+    func writeConfiguration(_ enabled: Bool, _ key: CharacteristicKey, _ peripheral: Peripheral) async {
+        guard
+            let characteristic = await peripheral.services?.lazy.compactMap({ $0.characteristics }).joined()
+                .first(where: { $0.handle == key.valueHandle })
+        else { return }
+        do {
+            try await peripheral.setNotifyValue(enabled, for: characteristic)
+        } catch {
+            logger.notice("system Bluetooth: cannot \(enabled ? "enable" : "disable") notifications of \(key): \(error)")
+        }
+    }
+
+    /// Reads the peripheral's events (once per peripheral, for the service's lifetime).
+    func watch(_ peripheral: Peripheral) {
+        let identifier = peripheral.identifier
+        guard watched[identifier] == nil else { return }
+        watched[identifier] = spawn { [weak self] in
+            let events = await peripheral.events()
+            for await event in events {
+                guard let self else { return }
+                if case .valueUpdated(let characteristic, let value) = event {
+                    await self.valueUpdated(peripheral, characteristic, value)
+                }
+            }
+        }
+    }
+
+    /// A notification or indication: to every app subscribed, coalescable per characteristic,
+    /// with the NotifyOnNotification alert for the most recently foregrounded app that asked.
+    func valueUpdated(_ peripheral: Peripheral, _ characteristic: Characteristic, _ value: [UInt8]) async {
+        let identifier = peripheral.identifier
+        let key = CharacteristicKey(peripheral: identifier, valueHandle: characteristic.handle)
+        let receivers = subscribers(of: key)
+        guard !receivers.isEmpty else { return }
+        let alerted = alertReceiver(receivers, identifier) { $0.notifyOnNotification }
+        let name = Self.quoted(await peripheral.name)
+        for (app, id) in receivers {
+            let alert = alerted.map { $0 == (app, id) } == true ? "\(app): notification from \(name)" : nil
+            await offerCentral(
+                app, id, .valueUpdate, "\(characteristic.uuid) of \(name) = \(value.count) octets",
+                coalescingKey: "\(identifier) \(characteristic.handle)", alert: alert
+            ) { manager in
+                .valueUpdated(manager.handle(for: peripheral), characteristic, value)
+            }
+        }
+    }
+}

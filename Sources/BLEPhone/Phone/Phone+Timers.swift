@@ -1,0 +1,51 @@
+import BLESimulation
+
+extension Phone {
+    /// Sets `timer` to fire at `time` on the virtual clock, replacing the one set before.
+    ///
+    /// A cancelled or replaced timer never fires: its event leaves the queue, and should it
+    /// already be on its way the generation check drops it.
+    func schedule(_ timer: PhoneTimer, at time: VirtualInstant) {
+        cancel(timer)
+        runtime.timerGeneration &+= 1
+        let generation = runtime.timerGeneration
+        runtime.timers[timer] = ScheduledTimer(generation: generation, token: nil)
+        let executor = simulation.executor
+        simulation.perform { [self] queue in
+            let token = queue.schedule(at: time) { [self] in
+                // Handled in a job, not in the event's action: during the action the phone's
+                // clock still reads the previous event's time.
+                Task(executorPreference: executor) { await self.timerFired(timer, generation: generation) }
+            }
+            // The action runs on the simulation thread, the phone's executor.
+            let current = assumeIsolated { phone -> Bool in
+                guard phone.runtime.timers[timer]?.generation == generation else { return false }
+                phone.runtime.timers[timer]?.token = token
+                return true
+            }
+            if !current { queue.cancel(token) }
+        }
+    }
+
+    func schedule(_ timer: PhoneTimer, after delay: Duration) {
+        schedule(timer, at: simulation.now.advanced(by: delay))
+    }
+
+    func cancel(_ timer: PhoneTimer) {
+        guard let scheduled = runtime.timers.removeValue(forKey: timer) else { return }
+        if let token = scheduled.token { simulation.perform { $0.cancel(token) } }
+    }
+
+    private func timerFired(_ timer: PhoneTimer, generation: UInt64) {
+        guard runtime.timers[timer]?.generation == generation else { return }
+        runtime.timers[timer] = nil
+        switch timer {
+        case .lifecycle(let app, let lifecycleTimer):
+            feed(app) { $0.timerFired(lifecycleTimer) }
+        case .budget(let app, let budgetTimer):
+            budgetTimerFired(budgetTimer, of: app)
+        case .autoLock:
+            autoLockFired()
+        }
+    }
+}

@@ -1,0 +1,234 @@
+/// A scripted run of the phone, as a scenario file describes it (docs/phone-scenarios.md): the
+/// profile, one app with its declaration and scripted reactions, the devices around the phone, a
+/// timeline of user, system and device actions, how long to run, and what must hold at the end.
+///
+/// A value: parsed from JSON (`init(parsing:)`), written back (`json`), run by
+/// `PhoneScenarioRunner` (BLEDevices, where the devices live), checked by `expectations`.
+public struct PhoneScenario: Sendable, Equatable {
+    public var profile: Profile
+    public var app: App
+    public var devices: [Device]
+    /// In time order.
+    public var timeline: [TimelineStep]
+    public var duration: Duration
+    public var expectations: [Expectation]
+
+    public init(
+        profile: Profile, app: App, devices: [Device] = [], timeline: [TimelineStep] = [], duration: Duration,
+        expectations: [Expectation] = []
+    ) {
+        self.profile = profile
+        self.app = app
+        self.devices = devices
+        self.timeline = timeline
+        self.duration = duration
+        self.expectations = expectations
+    }
+
+    /// A built-in profile by name, with the observed numbers a scenario may change.
+    public struct Profile: Sendable, Equatable {
+        public var name: String
+        public var wakeWindow: Duration?
+        public var backgroundTaskBudget: Duration?
+        public var expirationLead: Duration?
+        public var suspensionDelay: Duration?
+        public var autoLock: AutoLock
+
+        public enum AutoLock: Sendable, Equatable {
+            /// The profile's own.
+            case profileDefault
+            case never
+            case after(Duration)
+        }
+
+        public init(
+            name: String, wakeWindow: Duration? = nil, backgroundTaskBudget: Duration? = nil,
+            expirationLead: Duration? = nil, suspensionDelay: Duration? = nil, autoLock: AutoLock = .profileDefault
+        ) {
+            self.name = name
+            self.wakeWindow = wakeWindow
+            self.backgroundTaskBudget = backgroundTaskBudget
+            self.expirationLead = expirationLead
+            self.suspensionDelay = suspensionDelay
+            self.autoLock = autoLock
+        }
+
+        /// The built-in profile with the overrides applied (nil for an unknown name; the parser
+        /// accepts only known ones).
+        public var resolved: PhoneProfile? {
+            guard var profile = PhoneProfile.named(name) else { return nil }
+            if let wakeWindow { profile.wakeWindow = wakeWindow }
+            if let backgroundTaskBudget { profile.backgroundTaskBudget = backgroundTaskBudget }
+            if let expirationLead { profile.expirationLead = expirationLead }
+            if let suspensionDelay { profile.suspensionDelay = suspensionDelay }
+            switch autoLock {
+            case .profileDefault: break
+            case .never: profile.autoLock = nil
+            case .after(let idle): profile.autoLock = idle
+            }
+            return profile
+        }
+    }
+
+    /// The app: what its Info.plist declares and what its script does.
+    public struct App: Sendable, Equatable {
+        public var bundleIdentifier: String
+        public var backgroundModes: Set<BackgroundMode>
+        public var restoreIdentifiers: Set<String>
+        public var usesAccessorySetupKit: Bool
+        public var reactions: [Reaction]
+
+        public init(
+            bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [],
+            usesAccessorySetupKit: Bool = false, reactions: [Reaction] = []
+        ) {
+            self.bundleIdentifier = bundleIdentifier
+            self.backgroundModes = backgroundModes
+            self.restoreIdentifiers = restoreIdentifiers
+            self.usesAccessorySetupKit = usesAccessorySetupKit
+            self.reactions = reactions
+        }
+
+        public var identifier: AppIdentifier { AppIdentifier(bundleIdentifier) }
+
+        public var declaration: AppDeclaration {
+            AppDeclaration(
+                bundleIdentifier: bundleIdentifier, backgroundModes: backgroundModes,
+                restoreIdentifiers: restoreIdentifiers, usesAccessorySetupKit: usesAccessorySetupKit)
+        }
+    }
+
+    /// On `trigger`, the app does `steps` in order.
+    public struct Reaction: Sendable, Equatable {
+        public var trigger: Trigger
+        public var steps: [Step]
+
+        public init(on trigger: Trigger, do steps: [Step]) {
+            self.trigger = trigger
+            self.steps = steps
+        }
+    }
+
+    /// What a reaction answers.
+    public enum Trigger: Sendable, Equatable {
+        /// `didFinishLaunching` (any launch: by the user or a relaunch for Bluetooth).
+        case launch
+        case enterBackground
+        case enterForeground
+        case becomeActive
+        /// A Bluetooth event the app receives, from one device or (nil) any.
+        case bluetooth(BluetoothTrigger, device: String?)
+        /// Every period of the app's own clock (which stands while the app is suspended).
+        case timer(every: Duration)
+    }
+
+    /// The Bluetooth events a reaction can answer.
+    public enum BluetoothTrigger: String, Sendable, Equatable, CaseIterable {
+        case notification, connected, disconnected, discovered
+
+        /// The trace's kind of this event.
+        public var kind: BluetoothEventKind {
+            switch self {
+            case .notification: .valueUpdate
+            case .connected: .connection
+            case .disconnected: .disconnection
+            case .discovered: .discovery
+            }
+        }
+    }
+
+    /// One thing the scripted app does.
+    public enum Step: Sendable, Equatable {
+        /// `beginBackgroundTask(withName:)`; the identifier is kept under the name.
+        case beginTask(String)
+        /// `endBackgroundTask` of the task begun under this name.
+        case endTask(String)
+        /// Busy for this long on the app's clock (which stands while the app is suspended).
+        case work(Duration)
+        /// Scans for the device's service.
+        case scan(device: String)
+        /// Connects to the device (found by a scan, or pending until it is in range).
+        case connect(device: String)
+        case disconnect(device: String)
+        /// Subscribes to the device's notifying characteristic.
+        case subscribe(device: String)
+        /// Writes to the device's writable characteristic.
+        case write(device: String, value: [UInt8])
+        /// Writes the text to the trace.
+        case note(String)
+    }
+
+    /// A virtual device near the phone.
+    public struct Device: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable, CaseIterable {
+            /// The sample headset (docs/headset-protocol.md), whose heartbeat notifies.
+            case headset
+        }
+
+        public var name: String
+        public var kind: Kind
+        /// How often it notifies (the headset's heartbeat); nil: not until told.
+        public var notifyPeriod: Duration?
+        /// Distance from the phone in metres.
+        public var distance: Double
+
+        public init(name: String, kind: Kind = .headset, notifyPeriod: Duration? = .seconds(1), distance: Double = 1) {
+            self.name = name
+            self.kind = kind
+            self.notifyPeriod = notifyPeriod
+            self.distance = distance
+        }
+    }
+
+    /// An action at an instant.
+    public struct TimelineStep: Sendable, Equatable {
+        public var at: Duration
+        public var action: Action
+
+        public init(at: Duration, _ action: Action) {
+            self.at = at
+            self.action = action
+        }
+    }
+
+    /// What the user, the system or a device does.
+    public enum Action: Sendable, Equatable {
+        case open, home, lock, unlock, forceQuit, memoryPressure, crash, firstUnlock
+        /// Restarts the phone; with a passcode, relaunches wait for the first unlock.
+        case reboot(passcode: Bool)
+        case bluetoothInSettings(on: Bool)
+        case bluetoothInControlCenter(on: Bool)
+        case airplaneMode(on: Bool)
+        case device(String, DeviceAction)
+    }
+
+    public enum DeviceAction: Sendable, Equatable {
+        /// Starts notifying every period (nil: the device's configured period).
+        case startNotifying(every: Duration?)
+        case stopNotifying
+        /// Moves out of radio range (the link drops at its supervision timeout).
+        case walkAway
+        /// Comes back within range.
+        case comeBack
+    }
+
+    /// What must hold when the run ends.
+    public enum Expectation: Sendable, Equatable {
+        /// The app's state at an instant (nil: at the end).
+        case state(AppState, at: Duration?)
+        /// The app was killed at least once for this reason.
+        case killed(TerminationReason)
+        case neverKilled
+        /// Launches of any kind, the first included.
+        case launches(Int)
+        /// Relaunches in the background by state restoration.
+        case relaunches(Int)
+        /// Bluetooth events delivered to the app (of one kind, or any).
+        case deliveredAtLeast(Int, kind: BluetoothEventKind?)
+        case deliveredAtMost(Int, kind: BluetoothEventKind?)
+        case noEventDropped
+        case alertsAtLeast(Int)
+        /// The script wrote this note.
+        case noted(String)
+    }
+}

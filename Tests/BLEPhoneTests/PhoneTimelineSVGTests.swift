@@ -1,0 +1,134 @@
+import BLESimulation
+import Foundation
+import Testing
+
+@testable import BLEPhone
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// Parses an SVG text as XML and counts its elements by name and class.
+private final class SVGShape: NSObject, XMLParserDelegate {
+    var elements: [String: Int] = [:]
+    var classes: [String: Int] = [:]
+    var texts: [String] = []
+    var root: String?
+    private var inText = false
+
+    static func parse(_ svg: String) -> (SVGShape, Bool) {
+        let shape = SVGShape()
+        let parser = XMLParser(data: Data(svg.utf8))
+        parser.delegate = shape
+        let ok = parser.parse()
+        return (shape, ok)
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        if root == nil { root = name }
+        elements[name, default: 0] += 1
+        if let style = attributes["class"] { classes[style, default: 0] += 1 }
+        inText = name == "text"
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if inText { texts.append(string) }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        inText = false
+    }
+}
+
+@Suite("Trace rendering: the SVG timeline")
+struct PhoneTimelineSVGTests {
+    @Test("Well-formed XML with an svg root, a legend of the five states and a band per state reached")
+    func bandsPerState() {
+        let svg = PhoneTimelineSVG().render(SampleTrace.entries, end: VirtualInstant(nanoseconds: 60_000_000_000))
+        let (shape, ok) = SVGShape.parse(svg)
+        #expect(ok)
+        #expect(shape.root == "svg")
+        // Legend (1 each) plus the bands the sample reaches: inactive, active, background (twice),
+        // suspended (twice), notRunning (before the launch is zero-length; after the kill, once).
+        #expect(shape.classes["s-inactive"] == 1 + 1)
+        #expect(shape.classes["s-active"] == 1 + 1)
+        #expect(shape.classes["s-background"] == 1 + 2)
+        #expect(shape.classes["s-suspended"] == 1 + 2)
+        #expect(shape.classes["s-notRunning"] == 1 + 1)
+        #expect(shape.texts.contains("com.example.headset"))
+        #expect(shape.texts.contains("phone"))
+    }
+
+    @Test("Wakes and background tasks are overlays; delivered, queued and dropped events distinct markers; kills ticks")
+    func overlaysAndMarkers() {
+        let svg = PhoneTimelineSVG().render(SampleTrace.entries, end: VirtualInstant(nanoseconds: 60_000_000_000))
+        let (shape, ok) = SVGShape.parse(svg)
+        #expect(ok)
+        #expect(shape.classes["wake"] == 1 + 1)
+        #expect(shape.classes["task"] == 1 + 1)
+        #expect(shape.classes["m-delivered"] == 1 + 1)
+        #expect(shape.classes["m-queued"] == 1 + 1)
+        #expect(shape.classes["m-dropped"] == 1 + 1)
+        #expect(shape.classes["t-kill"] == 1)
+        #expect(shape.classes["t-alert"] == 1)
+        #expect(shape.classes["t-launch"] == 1)
+        #expect(shape.texts.contains("killed"))
+    }
+
+    @Test("Text is escaped: markup in a bundle identifier or an alert stays text, controls are visible escapes")
+    func escapesText() {
+        let app = AppIdentifier("a<b>&\"c\u{1B}")
+        let entries = [
+            PhoneTraceEntry(time: .zero, app: app, event: .stateChanged(from: .notRunning, to: .active)),
+            PhoneTraceEntry(time: VirtualInstant(nanoseconds: 1_000_000), app: app, event: .alert("<script>")),
+        ]
+        let svg = PhoneTimelineSVG().render(entries)
+        let (shape, ok) = SVGShape.parse(svg)
+        #expect(ok)
+        #expect(shape.elements["script"] == nil)
+        #expect(shape.texts.joined().contains("a<b>&\"c\\u{1B}"))
+        #expect(!svg.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    }
+
+    @Test("Axis steps suit the span: seconds, minutes and a day each get five to ten ticks")
+    func axisTicks() {
+        for span: Int64 in [2_000, 10_000, 90_000, 3_600_000, 86_400_000] {
+            let ticks = TimelineAxis.ticks(forSpan: span)
+            #expect((3...11).contains(ticks.count), "\(span) ms: \(ticks.count) ticks")
+        }
+        #expect(TimelineAxis.step(forSpan: 86_400_000) == 10_800_000)
+        #expect(TimelineAxis.label(10_800_000, step: 10_800_000) == "3 h")
+        #expect(TimelineAxis.label(90_000, step: 15_000) == "90 s")
+        #expect(TimelineAxis.label(150_000, step: 60_000) == "2:30")
+        #expect(TimelineAxis.label(1_500, step: 500) == "1.500 s")
+    }
+
+    @Test("100 000 events over 24 h stay bounded: markers merge within a pixel, bands within a pixel")
+    func boundedSize() {
+        let app = AppIdentifier("com.example.headset")
+        var entries: [PhoneTraceEntry] = []
+        entries.reserveCapacity(100_000)
+        var state = AppState.suspended
+        for index in 0..<100_000 {
+            let time = VirtualInstant(nanoseconds: Int64(index) * 864_000_000)  // every 0.864 s: a day
+            if index % 4 == 0 {
+                let next: AppState = state == .suspended ? .background : .suspended
+                entries.append(PhoneTraceEntry(time: time, app: app, event: .stateChanged(from: state, to: next)))
+                state = next
+            } else {
+                entries.append(
+                    PhoneTraceEntry(time: time, app: app, event: .eventDelivered(.valueUpdate, summary: "tick")))
+            }
+        }
+        let svg = PhoneTimelineSVG(plotWidth: 1000).render(entries)
+        #expect(svg.utf8.count < 1_000_000, "\(svg.utf8.count) octets")
+        let (shape, ok) = SVGShape.parse(svg)
+        #expect(ok)
+        // At most one delivered marker per pixel (plus the legend's), a band or two per pixel.
+        #expect((shape.classes["m-delivered"] ?? 0) <= 1_002)
+        #expect((shape.classes["s-background"] ?? 0) + (shape.classes["s-suspended"] ?? 0) <= 2_004)
+    }
+}
