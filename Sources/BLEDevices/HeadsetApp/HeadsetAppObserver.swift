@@ -1,0 +1,44 @@
+import BLELocking
+import BLEPhone
+
+/// What the headset app's instances did, across launches — the story's and the tests' view of
+/// the app (an instance's own memory is gone at a kill; this is the record a person watching the
+/// phone would keep).
+public final class HeadsetAppObserver: Sendable {
+    public struct Counts: Sendable, Hashable {
+        /// Heartbeat ticks the app handled.
+        public var heartbeats = 0
+        /// Gestures and sensor events the app handled.
+        public var deviceEvents = 0
+        /// Runs of the device-driven job.
+        public var jobRuns = 0
+        /// Firings of the app's own timer.
+        public var appTimerFirings = 0
+        public var launches = 0
+        /// Launches that restored a central manager (`willRestoreState`).
+        public var restorations = 0
+        public var connections = 0
+        /// Frames from the headset that did not decode (each also noted in the trace).
+        public var undecodableFrames = 0
+        /// Background tasks whose expiration handler ran.
+        public var expiredTasks = 0
+    }
+
+    private let state = Locked(Counts())
+    private let onLine: (@Sendable (String) -> Void)?
+
+    /// - Parameter onLine: called with a line for each thing worth telling (the demo prints them).
+    public init(onLine: (@Sendable (String) -> Void)? = nil) {
+        self.onLine = onLine
+    }
+
+    public var counts: Counts { state.withLock { $0 } }
+
+    func update(_ change: (inout Counts) -> Void) {
+        state.withLock { change(&$0) }
+    }
+
+    func say(_ line: String) {
+        onLine?(line)
+    }
+}
