@@ -135,7 +135,10 @@ extension Phone {
     private func relaunchOrDrop(_ delivery: AppBluetoothDelivery, for app: AppIdentifier) {
         let entry = runtime.apps[app]!
         let bluetooth = self.bluetooth
-        let declaredIdentifier = delivery.manager.restoreIdentifier.map { entry.declaration.restoreIdentifiers.contains($0) } ?? false
+        // An app that never ran has made no manager the system could have preserved.
+        let declaredIdentifier =
+            entry.launchCount > 0
+            && delivery.manager.restoreIdentifier.map { entry.declaration.restoreIdentifiers.contains($0) } ?? false
         if runtime.awaitingFirstUnlock {
             runtime.relaunchesAwaitingUnlock.append((app, delivery))
             record(.eventQueued(delivery.kind, summary: delivery.summary), app: app)
