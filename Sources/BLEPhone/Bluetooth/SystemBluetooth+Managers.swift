@@ -71,7 +71,7 @@ extension SystemBluetooth {
             let restored = await restoredState(client, for: manager)
             manager.yield(.willRestoreState(restored))
             await phone?.record(
-                .restored(restoreIdentifier: restoreIdentifier ?? "", summary: Self.summary(of: client)), app: app)
+                .restored(restoreIdentifier: restoreIdentifier ?? "", summary: summary(of: client, of: app)), app: app)
         }
         let state = await central.state
         manager.yield(.stateUpdated(state))
@@ -109,12 +109,14 @@ extension SystemBluetooth {
     func restoredState(_ client: CentralClient, for manager: PhoneCentralManager) async -> RestoredState {
         var peripherals: [PhonePeripheral] = []
         var subscriptions: [(peripheral: PhonePeripheral, characteristic: Characteristic)] = []
-        for identifier in client.held.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+        let key = ClientKey(manager.app, client.id)
+        let subscribed = links.subscriptions(of: key)
+        for identifier in links.held(by: key).keys.sorted(by: { $0.uuidString < $1.uuidString }) {
             guard let peripheral = await systemPeripheral(identifier) else { continue }
             let handle = manager.handle(for: peripheral)
             peripherals.append(handle)
             let characteristics = await peripheral.services?.flatMap { $0.characteristics ?? [] } ?? []
-            for key in client.subscriptions where key.peripheral == identifier {
+            for key in subscribed where key.peripheral == identifier {
                 if let characteristic = characteristics.first(where: { $0.handle == key.valueHandle }) {
                     subscriptions.append((handle, characteristic))
                 }
@@ -141,12 +143,14 @@ extension SystemBluetooth {
             services: mine.isEmpty ? published : mine, advertisement: client.advertisement, subscribedCentrals: subscribed)
     }
 
-    static func summary(of client: CentralClient) -> String {
+    func summary(of client: CentralClient, of app: AppIdentifier) -> String {
         var parts: [String] = []
-        let connected = client.held.values.filter { $0.state == .connected }.count
-        let connecting = client.held.count - connected
-        parts.append("\(connected) connected, \(connecting) pending")
-        parts.append("\(client.subscriptions.count) subscription\(client.subscriptions.count == 1 ? "" : "s")")
+        let key = ClientKey(app, client.id)
+        let held = links.held(by: key)
+        let connected = held.values.filter { $0.state == .connected }.count
+        parts.append("\(connected) connected, \(held.count - connected) pending")
+        let subscriptions = links.subscriptions(of: key).count
+        parts.append("\(subscriptions) subscription\(subscriptions == 1 ? "" : "s")")
         if let scan = client.scan {
             parts.append("scanning for \(scan.services.map { $0.map(\.description).joined(separator: ", ") } ?? "all")")
         }

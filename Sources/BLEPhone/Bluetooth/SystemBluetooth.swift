@@ -48,8 +48,11 @@ package actor SystemBluetooth {
     var deliveryInterceptor: (@Sendable (AppBluetoothDelivery, AppIdentifier) -> Void)?
     /// Peripherals whose events are read (value updates), by identifier.
     var watched: [UUID: Task<Void, Never>] = [:]
-    /// The system's connect attempts, by peripheral.
-    var attempts: [UUID: Task<Void, Never>] = [:]
+    /// Who holds which link and subscription (the decisions; this actor carries them out).
+    var links = LinkTable()
+    /// The system's connect attempts, by peripheral, each with its token.
+    var attempts: [UUID: (token: UInt64, task: Task<Void, Never>)] = [:]
+    var nextAttempt: UInt64 = 0
     /// The advertisement the peripheral manager sends now.
     var advertised: AdvertisementData?
     /// Counts what went wrong without an app to tell (each also logged).
