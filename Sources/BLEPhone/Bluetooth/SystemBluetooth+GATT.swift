@@ -36,7 +36,8 @@ extension SystemBluetooth {
         case .success: outcome = "done"
         case .failure(let error): outcome = TerminalText.escaped("\(error)")
         }
-        let delivery = AppBluetoothDelivery(manager: id, kind: kind, summary: "\(summary) on \(identifier): \(outcome)") {
+        let delivery = AppBluetoothDelivery(manager: id, kind: kind, summary: "\(summary) on \(identifier): \(outcome)")
+        {
             slot.fulfil(result)
         }
         await send(delivery, to: app)
@@ -87,7 +88,8 @@ extension SystemBluetooth {
         do {
             try await peripheral.setNotifyValue(enabled, for: characteristic)
         } catch {
-            logger.notice("system Bluetooth: cannot \(enabled ? "enable" : "disable") notifications of \(key): \(error)")
+            logger.notice(
+                "system Bluetooth: cannot \(enabled ? "enable" : "disable") notifications of \(key): \(error)")
         }
     }
 

@@ -132,15 +132,18 @@ extension SystemBluetooth {
         let services = await peripheralManager?.services ?? []
         let mine = services.filter { service in published.contains { $0.handleRange == service.handleRange } }
         let characteristics = mine.flatMap { $0.characteristics ?? [] }
-        let subscribed = client.subscribers.keys.sorted { ($0.peripheral.uuidString, $0.valueHandle) < ($1.peripheral.uuidString, $1.valueHandle) }
-            .compactMap { key -> (central: Central, characteristic: Characteristic)? in
-                guard let central = client.subscribers[key],
-                    let characteristic = characteristics.first(where: { $0.handle == key.valueHandle })
-                else { return nil }
-                return (central, characteristic)
-            }
+        let subscribed = client.subscribers.keys.sorted {
+            ($0.peripheral.uuidString, $0.valueHandle) < ($1.peripheral.uuidString, $1.valueHandle)
+        }
+        .compactMap { key -> (central: Central, characteristic: Characteristic)? in
+            guard let central = client.subscribers[key],
+                let characteristic = characteristics.first(where: { $0.handle == key.valueHandle })
+            else { return nil }
+            return (central, characteristic)
+        }
         return RestoredPeripheralManagerState(
-            services: mine.isEmpty ? published : mine, advertisement: client.advertisement, subscribedCentrals: subscribed)
+            services: mine.isEmpty ? published : mine, advertisement: client.advertisement,
+            subscribedCentrals: subscribed)
     }
 
     func summary(of client: CentralClient, of app: AppIdentifier) -> String {

@@ -114,7 +114,8 @@ extension SystemBluetooth {
     /// services are not in the record, so the app adds them again.
     package func restore(_ record: RestorationRecord, for app: AppIdentifier) async {
         if apps[app] == nil {
-            let identifiers = Set(record.centrals.map(\.restoreIdentifier) + record.peripheralManagers.map(\.restoreIdentifier))
+            let identifiers = Set(
+                record.centrals.map(\.restoreIdentifier) + record.peripheralManagers.map(\.restoreIdentifier))
             apps[app] = AppBluetooth(
                 declaration: AppDeclaration(
                     bundleIdentifier: app.bundleIdentifier, backgroundModes: record.backgroundModes,
@@ -130,7 +131,8 @@ extension SystemBluetooth {
             apps[app]?.centrals[id] = client
             for peripheral in preserved.peripherals {
                 guard await systemPeripheral(peripheral.identifier) != nil else {
-                    logger.warning("system Bluetooth: \(app)'s restored peripheral \(peripheral.identifier) is unknown here")
+                    logger.warning(
+                        "system Bluetooth: \(app)'s restored peripheral \(peripheral.identifier) is unknown here")
                     continue
                 }
                 await carryOut(links.restore(ClientKey(app, id), peripheral.identifier, options: peripheral.options))

@@ -21,7 +21,8 @@ struct LinkTableTests {
         let r2 = table.connect(second, to: device, options: .init(), linkUp: false)
         #expect(r2 == [])
         let r3 = table.attemptSucceeded(device, rank: [:])
-        #expect(r3 == [
+        #expect(
+            r3 == [
                 .connected(first, device, alert: false), .connected(second, device, alert: false),
             ])
         #expect(table.hold(of: device, by: second)?.state == .connected)
@@ -49,7 +50,9 @@ struct LinkTableTests {
         #expect(table.holders(of: device).isEmpty)
     }
 
-    @Test("The configuration is written by the first subscriber and cleared by the last; a leaving app clears it when it was last")
+    @Test(
+        "The configuration is written by the first subscriber and cleared by the last; a leaving app clears it when it was last"
+    )
     func subscriptions() {
         var table = LinkTable()
         let key = CharacteristicKey(peripheral: device, valueHandle: 0x12)
@@ -77,7 +80,8 @@ struct LinkTableTests {
         _ = table.setNotify(true, first, CharacteristicKey(peripheral: device, valueHandle: 1))
         let rank = [first.app: 2, second.app: 1]
         let r11 = table.linkLost(device, rank: rank)
-        #expect(r11 == [
+        #expect(
+            r11 == [
                 .disconnected(first, device, alert: true, cancelled: false),
                 .disconnected(second, device, alert: false, cancelled: false),
             ])
