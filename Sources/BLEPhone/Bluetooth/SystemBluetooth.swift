@@ -224,6 +224,8 @@ package struct SystemBluetoothStatistics: Sendable, Hashable {
     package var undelivered = 0
     /// Requests for characteristics no app owns any more (answered with an error).
     package var orphanRequests = 0
+    /// Reads of a foreground-only app's values while it is in the background (refused).
+    package var refusedReads = 0
     /// Advertising the controller refused.
     package var advertisingFailures = 0
     /// Restore identifiers the declaration does not list (ignored).

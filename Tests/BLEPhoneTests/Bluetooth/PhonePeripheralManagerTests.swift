@@ -161,3 +161,29 @@ struct PhonePeripheralManagerTests {
         }
     }
 }
+
+/// The foreground-only rule for a peripheral manager's values.
+@Suite("Phone: foreground-only peripheral manager")
+struct ForegroundOnlyPeripheralTests {
+    @Test(
+        "A foreground-only app in the background: a remote read of its dynamic value fails at once, and is traced as dropped"
+    )
+    func remoteReadFailsInBackground() async throws {
+        try await BluetoothTestBed.run(advertising: false) { bed in
+            let context = await bed.launch("com.example.plain")
+            let manager = await context.peripheralManager()
+            try await manager.add(PhonePeripheralManagerTests.service)
+            try await manager.startAdvertising(
+                localName: "plain", serviceUUIDs: [PhonePeripheralManagerTests.serviceUUID])
+            let (device, peripheral, characteristics) = try await PhonePeripheralManagerTests.connectDevice(on: bed)
+            await bed.set(context, .background)
+            let read = try #require(characteristics[PhonePeripheralManagerTests.readUUID])
+            await #expect(throws: BLEError.self) { try await peripheral.readValue(for: read) }
+            #expect(bed.log.entries(of: context.app, .readRequest).isEmpty)
+            #expect(await bed.system.statistics.refusedReads == 1)
+            let trace = await bed.phone.trace
+            #expect(trace.contains { if case .eventDropped(.readRequest, _, _) = $0.event { true } else { false } })
+            await device.close()
+        }
+    }
+}
