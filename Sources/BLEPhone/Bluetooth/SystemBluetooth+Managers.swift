@@ -66,15 +66,19 @@ extension SystemBluetooth {
         let restoring = preserved != nil
         if !restoring { apps[app]?.centrals[id] = CentralClient(id: id, launch: context.launchNumber) }
         apps[app]?.centrals[id]?.launch = context.launchNumber
-        apps[app]?.centrals[id]?.mailbox.attach(manager)
-        if restoring, let client = apps[app]?.centrals[id] {
-            let restored = await restoredState(client, for: manager)
-            manager.yield(.willRestoreState(restored))
+        guard let client = apps[app]?.centrals[id] else { return manager }
+        // Everything awaited first: from attaching to the first two events nothing suspends, so
+        // no delivery can come between them (willRestoreState first, then the state).
+        let restored = restoring ? await restoredState(client, for: manager) : nil
+        let state = await central.state
+        client.mailbox.attach(manager)
+        if let restored { manager.yield(.willRestoreState(restored)) }
+        manager.yield(.stateUpdated(state))
+        if restoring {
             await phone?.record(
                 .restored(restoreIdentifier: restoreIdentifier ?? "", summary: summary(of: client, of: app)), app: app)
+            await phone?.record(.eventDelivered(.willRestoreState, summary: "\(id)"), app: app)
         }
-        let state = await central.state
-        manager.yield(.stateUpdated(state))
         await phone?.record(.eventDelivered(.stateUpdate, summary: "\(id): \(state)"), app: app)
         await phone?.managerAttached(id, of: app)
         await refreshScan()
@@ -91,14 +95,17 @@ extension SystemBluetooth {
         let restoring = preserved != nil
         if !restoring { apps[app]?.peripherals[id] = PeripheralClient(id: id, launch: context.launchNumber) }
         apps[app]?.peripherals[id]?.launch = context.launchNumber
-        apps[app]?.peripherals[id]?.mailbox.attach(manager)
-        if restoring, let client = apps[app]?.peripherals[id] {
-            manager.yield(.willRestoreState(await restoredState(client)))
+        guard let client = apps[app]?.peripherals[id] else { return manager }
+        let restored = restoring ? await restoredState(client) : nil
+        let state = await peripheralManagerState
+        client.mailbox.attach(manager)
+        if let restored { manager.yield(.willRestoreState(restored)) }
+        manager.yield(.stateUpdated(state))
+        if restoring {
             await phone?.record(
                 .restored(restoreIdentifier: restoreIdentifier ?? "", summary: Self.summary(of: client)), app: app)
+            await phone?.record(.eventDelivered(.willRestoreState, summary: "\(id)"), app: app)
         }
-        let state = await peripheralManagerState
-        manager.yield(.stateUpdated(state))
         await phone?.record(.eventDelivered(.stateUpdate, summary: "\(id): \(state)"), app: app)
         await phone?.managerAttached(id, of: app)
         await refreshAdvertising()
