@@ -24,11 +24,17 @@ extension SystemBluetooth {
         _ work: @Sendable (isolated Peripheral) async throws(BLEError) -> T
     ) async throws(BLEError) -> T {
         let peripheral = try await connectedPeripheral(identifier, for: app, id)
+        let caller = apps[app]?.centrals[id]?.launch
         let result: Result<T, BLEError>
         do {
             result = .success(try await work(peripheral))
         } catch {
             result = .failure(error)
+        }
+        guard let caller, apps[app]?.centrals[id]?.launch == caller else {
+            // The instance that asked is gone: nobody waits for the answer, and it must not
+            // relaunch the app.
+            return try result.get()
         }
         let slot = AnswerSlot<Result<T, BLEError>>()
         let outcome: String
