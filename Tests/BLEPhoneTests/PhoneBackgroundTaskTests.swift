@@ -30,7 +30,9 @@ struct PhoneBackgroundTaskTests {
         #expect(TerminationReason.backgroundTaskOverrun.code == 0x2182_bad2)
     }
 
-    @Test("A Bluetooth wake starts a fresh budget: a task begun in the wake and never ended is killed at wake + budget, past the window")
+    @Test(
+        "A Bluetooth wake starts a fresh budget: a task begun in the wake and never ended is killed at wake + budget, past the window"
+    )
     func taskInWake() async throws {
         let radio = VirtualRadio()
         let trace = try await radio.simulation.run {
@@ -70,7 +72,9 @@ struct PhoneBackgroundTaskTests {
         #expect(trace.contains("suspended@36"))
     }
 
-    @Test("Several tasks share one budget; backgroundTimeRemaining is unlimited in front; the foreground resets the budget; no time left → .invalid")
+    @Test(
+        "Several tasks share one budget; backgroundTimeRemaining is unlimited in front; the foreground resets the budget; no time left → .invalid"
+    )
     func sharedBudget() async throws {
         let radio = VirtualRadio()
         try await radio.simulation.run {

@@ -9,7 +9,9 @@ import Testing
 /// UIApplicationDelegate / UISceneDelegate; phone-rules.md).
 @Suite("Phone: app lifecycle")
 struct PhoneLifecycleTests {
-    @Test("Scenes (iOS 17): launch calls the app's didFinishLaunching then the scene's callbacks; home suspends suspensionDelay after sceneDidEnterBackground")
+    @Test(
+        "Scenes (iOS 17): launch calls the app's didFinishLaunching then the scene's callbacks; home suspends suspensionDelay after sceneDidEnterBackground"
+    )
     func scenesLaunchAndSuspend() async throws {
         let radio = VirtualRadio()
         let (log, trace, states) = try await radio.simulation.run {
@@ -24,18 +26,23 @@ struct PhoneLifecycleTests {
             try await world.at(12)
             let end = await world.phone.state(of: app)
             let scene = await world.phone.sceneState(of: app)
-            return (world.log.all, await world.trace(of: app), [mid, end, scene == .background ? .background : .notRunning])
+            return (
+                world.log.all, await world.trace(of: app), [mid, end, scene == .background ? .background : .notRunning]
+            )
         }
-        #expect(log == [
-            "didFinishLaunching@1", "sceneWillConnect@1", "sceneWillEnterForeground@1", "sceneDidBecomeActive@1",
-            "sceneWillResignActive@10", "sceneDidEnterBackground@10",
-        ])
+        #expect(
+            log == [
+                "didFinishLaunching@1", "sceneWillConnect@1", "sceneWillEnterForeground@1", "sceneDidBecomeActive@1",
+                "sceneWillResignActive@10", "sceneDidEnterBackground@10",
+            ])
         #expect(states == [.background, .suspended, .background])
         // Suspended at 10 s + suspensionDelay (1 s).
         #expect(trace.contains("suspended@11"))
-        #expect(trace.filter { $0.hasPrefix("scene ") } == [
-            "scene foregroundInactive@1", "scene foregroundActive@1", "scene foregroundInactive@10", "scene background@10",
-        ])
+        #expect(
+            trace.filter { $0.hasPrefix("scene ") } == [
+                "scene foregroundInactive@1", "scene foregroundActive@1", "scene foregroundInactive@10",
+                "scene background@10",
+            ])
     }
 
     @Test("No scenes (iOS 12): the app's own callbacks; reopening a suspended app resumes it")
@@ -54,10 +61,11 @@ struct PhoneLifecycleTests {
             #expect(await world.phone.state(of: app) == .active)
             return world.log.all
         }
-        #expect(log == [
-            "didFinishLaunching@0", "didBecomeActive@0", "willResignActive@5", "didEnterBackground@5",
-            "willEnterForeground@100", "didBecomeActive@100",
-        ])
+        #expect(
+            log == [
+                "didFinishLaunching@0", "didBecomeActive@0", "willResignActive@5", "didEnterBackground@5",
+                "willEnterForeground@100", "didBecomeActive@100",
+            ])
     }
 
     @Test("Watchdog: a launch past launchAllowance (20 s) is killed with 0x8badf00d at exactly 20 s")
@@ -82,7 +90,8 @@ struct PhoneLifecycleTests {
             let radio = VirtualRadio()
             let trace = try await radio.simulation.run {
                 let world = await PhoneWorld.make(profile, radio: radio)
-                let app = await world.install("com.example.slow", behaviour: AppBehaviour(enteringBackgroundTakes: .seconds(8)))
+                let app = await world.install(
+                    "com.example.slow", behaviour: AppBehaviour(enteringBackgroundTakes: .seconds(8)))
                 await world.phone.open(app)
                 try await world.at(2)
                 await world.phone.home()
@@ -93,7 +102,9 @@ struct PhoneLifecycleTests {
         }
     }
 
-    @Test("willTerminate only for an app running in the background; a suspended app is force-quit without it (UIApplicationDelegate)")
+    @Test(
+        "willTerminate only for an app running in the background; a suspended app is force-quit without it (UIApplicationDelegate)"
+    )
     func forceQuitCallbacks() async throws {
         let radio = VirtualRadio()
         let log = try await radio.simulation.run {
@@ -206,7 +217,9 @@ struct PhoneLifecycleTests {
 /// What survives a kill: the storage directory, not the instance.
 @Suite("Phone: launches")
 struct PhoneLaunchTests {
-    @Test("Each launch makes a new instance and context; the storage directory (root/bundle identifier) survives the kill")
+    @Test(
+        "Each launch makes a new instance and context; the storage directory (root/bundle identifier) survives the kill"
+    )
     func storageSurvivesKill() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("phone-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -10,7 +10,9 @@ import Testing
 /// or of other apps per event.
 @Suite("Phone: wake load")
 struct PhoneWakeLoadTests {
-    @Test("An hour of one notification per second to a bluetooth-central app: every event delivered, the window restarted by each")
+    @Test(
+        "An hour of one notification per second to a bluetooth-central app: every event delivered, the window restarted by each"
+    )
     func hourOfNotifications() async throws {
         let radio = VirtualRadio()
         let seconds = 3600

@@ -48,8 +48,11 @@ package actor SystemBluetooth {
     var deliveryInterceptor: (@Sendable (AppBluetoothDelivery, AppIdentifier) -> Void)?
     /// Peripherals whose events are read (value updates), by identifier.
     var watched: [UUID: Task<Void, Never>] = [:]
-    /// The system's connect attempts, by peripheral.
-    var attempts: [UUID: Task<Void, Never>] = [:]
+    /// Who holds which link and subscription (the decisions; this actor carries them out).
+    var links = LinkTable()
+    /// The system's connect attempts, by peripheral, each with its token.
+    var attempts: [UUID: (token: UInt64, task: Task<Void, Never>)] = [:]
+    var nextAttempt: UInt64 = 0
     /// The advertisement the peripheral manager sends now.
     var advertised: AdvertisementData?
     /// Counts what went wrong without an app to tell (each also logged).
@@ -221,6 +224,8 @@ package struct SystemBluetoothStatistics: Sendable, Hashable {
     package var undelivered = 0
     /// Requests for characteristics no app owns any more (answered with an error).
     package var orphanRequests = 0
+    /// Reads of a foreground-only app's values while it is in the background (refused).
+    package var refusedReads = 0
     /// Advertising the controller refused.
     package var advertisingFailures = 0
     /// Restore identifiers the declaration does not list (ignored).

@@ -181,7 +181,9 @@ struct BluetoothTestBed: Sendable {
     }
 
     /// The device's stream characteristic, once a central subscribed to it.
-    func waitForSubscription(_ events: inout EventStream<PeripheralManagerEvent>.Iterator) async throws -> Characteristic {
+    func waitForSubscription(_ events: inout EventStream<PeripheralManagerEvent>.Iterator) async throws
+        -> Characteristic
+    {
         while let event = await events.next() {
             if case .subscribed(_, let characteristic) = event { return characteristic }
         }

@@ -9,7 +9,9 @@ import Testing
 /// "Adding Support for State Preservation and Restoration"; phone-rules.md correction 2).
 @Suite("Phone: restoring a record from a file")
 struct DaemonRestoreTests {
-    @Test("A new system service restores the record: willRestoreState lists the peripheral .connecting, then poweredOn, then it connects")
+    @Test(
+        "A new system service restores the record: willRestoreState lists the peripheral .connecting, then poweredOn, then it connects"
+    )
     func restoreInNewProcess() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("phone-restore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -19,7 +21,8 @@ struct DaemonRestoreTests {
             let logger = await bed.phone.logger
             let radio = Radio.virtual(bed.radio, position: AirPosition(x: 0, y: 1, z: 0))
             let declaration = AppDeclaration(
-                bundleIdentifier: "com.example.daemon", backgroundModes: [.bluetoothCentral], restoreIdentifiers: ["central"])
+                bundleIdentifier: "com.example.daemon", backgroundModes: [.bluetoothCentral],
+                restoreIdentifiers: ["central"])
             func context(_ launch: Int) -> AppContext {
                 let context = AppContext(
                     app: AppIdentifier(declaration.bundleIdentifier), declaration: declaration,

@@ -16,12 +16,15 @@ struct PhonePeripheralManagerTests {
     static let service = MutableService(
         uuid: serviceUUID,
         characteristics: [
-            MutableCharacteristic(uuid: readUUID, properties: [.read, .write], permissions: [.readable, .writeable], value: .dynamic),
+            MutableCharacteristic(
+                uuid: readUUID, properties: [.read, .write], permissions: [.readable, .writeable], value: .dynamic),
             MutableCharacteristic(uuid: notifyUUID, properties: .notify, permissions: .readable, value: .dynamic),
         ])
 
     /// A watch-like central device that connects to the phone's app service.
-    static func connectDevice(on bed: BluetoothTestBed) async throws -> (CentralManager, Peripheral, [BluetoothUUID: Characteristic]) {
+    static func connectDevice(on bed: BluetoothTestBed) async throws -> (
+        CentralManager, Peripheral, [BluetoothUUID: Characteristic]
+    ) {
         let device = await CentralManager(radio: .virtual(bed.radio, position: AirPosition(x: -2, y: 0, z: 0)))
         try await device.powerOn()
         var discoveries = try await device.scanForPeripherals(withServices: [serviceUUID]).makeAsyncIterator()
@@ -33,7 +36,9 @@ struct PhonePeripheralManagerTests {
         return (device, found.peripheral, Dictionary(uniqueKeysWithValues: characteristics.map { ($0.uuid, $0) }))
     }
 
-    @Test("Reads, writes and subscriptions of the app's characteristics reach the app as .peripheral deliveries; updateValue notifies")
+    @Test(
+        "Reads, writes and subscriptions of the app's characteristics reach the app as .peripheral deliveries; updateValue notifies"
+    )
     func requestsAndSubscriptions() async throws {
         try await BluetoothTestBed.run(advertising: false) { bed in
             let context = await bed.launch("com.example.peripheral", modes: [.bluetoothPeripheral])
@@ -74,10 +79,13 @@ struct PhonePeripheralManagerTests {
         }
     }
 
-    @Test("Kill with a restore identifier: services stay published, advertising and subscribers stay; the new manager's willRestoreState lists them")
+    @Test(
+        "Kill with a restore identifier: services stay published, advertising and subscribers stay; the new manager's willRestoreState lists them"
+    )
     func peripheralManagerRestoration() async throws {
         try await BluetoothTestBed.run(advertising: false) { bed in
-            let first = await bed.launch("com.example.peripheral", modes: [.bluetoothPeripheral], restoreIdentifiers: ["server"])
+            let first = await bed.launch(
+                "com.example.peripheral", modes: [.bluetoothPeripheral], restoreIdentifiers: ["server"])
             let manager = await first.peripheralManager(restoreIdentifier: "server")
             try await manager.add(Self.service)
             try await manager.startAdvertising(localName: "phoneapp", serviceUUIDs: [Self.serviceUUID])
@@ -91,10 +99,14 @@ struct PhonePeripheralManagerTests {
             #expect(await bed.system.peripheralManager?.isAdvertising == true)
             let record = try #require(await bed.system.restorationRecord(for: first.app))
             #expect(record.peripheralManagers.first?.services == [Self.serviceUUID.description])
-            #expect(record.peripheralManagers.first?.subscribedCentrals.map(\.characteristic) == [Self.notifyUUID.description])
+            #expect(
+                record.peripheralManagers.first?.subscribedCentrals.map(\.characteristic) == [
+                    Self.notifyUUID.description
+                ])
 
             let second = await bed.launch(
-                "com.example.peripheral", modes: [.bluetoothPeripheral], restoreIdentifiers: ["server"], launchNumber: 2)
+                "com.example.peripheral", modes: [.bluetoothPeripheral], restoreIdentifiers: ["server"], launchNumber: 2
+            )
             let restored = await second.peripheralManager(restoreIdentifier: "server")
             var events = restored.events.makeAsyncIterator()
             guard case .willRestoreState(let state)? = await events.next() else {
@@ -142,9 +154,36 @@ struct PhonePeripheralManagerTests {
                 return nil
             }
             let trace = await bed.phone.trace
-            #expect(trace.contains { entry in
-                if case .eventDelivered(.discovery, _) = entry.event { entry.app == context.app } else { false }
-            })
+            #expect(
+                trace.contains { entry in
+                    if case .eventDelivered(.discovery, _) = entry.event { entry.app == context.app } else { false }
+                })
+        }
+    }
+}
+
+/// The foreground-only rule for a peripheral manager's values.
+@Suite("Phone: foreground-only peripheral manager")
+struct ForegroundOnlyPeripheralTests {
+    @Test(
+        "A foreground-only app in the background: a remote read of its dynamic value fails at once, and is traced as dropped"
+    )
+    func remoteReadFailsInBackground() async throws {
+        try await BluetoothTestBed.run(advertising: false) { bed in
+            let context = await bed.launch("com.example.plain")
+            let manager = await context.peripheralManager()
+            try await manager.add(PhonePeripheralManagerTests.service)
+            try await manager.startAdvertising(
+                localName: "plain", serviceUUIDs: [PhonePeripheralManagerTests.serviceUUID])
+            let (device, peripheral, characteristics) = try await PhonePeripheralManagerTests.connectDevice(on: bed)
+            await bed.set(context, .background)
+            let read = try #require(characteristics[PhonePeripheralManagerTests.readUUID])
+            await #expect(throws: BLEError.self) { try await peripheral.readValue(for: read) }
+            #expect(bed.log.entries(of: context.app, .readRequest).isEmpty)
+            #expect(await bed.system.statistics.refusedReads == 1)
+            let trace = await bed.phone.trace
+            #expect(trace.contains { if case .eventDropped(.readRequest, _, _) = $0.event { true } else { false } })
+            await device.close()
         }
     }
 }

@@ -199,7 +199,8 @@ func describe(_ event: PhoneTraceEvent) -> String {
     case .launched(let reason):
         switch reason {
         case .user: "launched"
-        case .bluetoothRestoration(let options): "relaunched \(options.bluetoothCentrals) \(options.bluetoothPeripherals)"
+        case .bluetoothRestoration(let options):
+            "relaunched \(options.bluetoothCentrals) \(options.bluetoothPeripherals)"
         case .processRestart: "restarted"
         }
     case .stateChanged(_, let to): "\(to)"
