@@ -128,17 +128,13 @@ extension Phone {
 
     // MARK: Relaunch
 
-    /// State restoration (TN3115): relaunch iff the app has something preserved — a restoration
-    /// record, or (while the record carries nothing) the event is for a manager whose restore
-    /// identifier the app declares — and every relaunch-table row recorded against it since it
-    /// last ran allows it. A reboot with a passcode holds the relaunch until the first unlock.
+    /// State restoration (TN3115): relaunch iff the system preserved something for the app (its
+    /// restoration record: a manager with a restore identifier was waiting for this event) and
+    /// every relaunch-table row recorded against it since it last ran allows it. A reboot with a
+    /// passcode holds the relaunch until the first unlock.
     private func relaunchOrDrop(_ delivery: AppBluetoothDelivery, for app: AppIdentifier) {
         let entry = runtime.apps[app]!
         let bluetooth = self.bluetooth
-        // An app that never ran has made no manager the system could have preserved.
-        let declaredIdentifier =
-            entry.launchCount > 0
-            && delivery.manager.restoreIdentifier.map { entry.declaration.restoreIdentifiers.contains($0) } ?? false
         if runtime.awaitingFirstUnlock {
             runtime.relaunchesAwaitingUnlock.append((app, delivery))
             record(.eventQueued(delivery.kind, summary: delivery.summary), app: app)
@@ -157,8 +153,7 @@ extension Phone {
             Task(executorPreference: simulation.executor) { [self] in
                 let record = await bluetooth.restorationRecord(for: app)
                 let identifiers = await bluetooth.restoreIdentifiers(for: app)
-                await self.relaunchDecided(
-                    app, hasRecord: record != nil || declaredIdentifier, identifiers: identifiers)
+                await self.relaunchDecided(app, hasRecord: record != nil, identifiers: identifiers)
             }
         } else if runtime.pendingRelaunch[app] != nil {
             runtime.pendingRelaunch[app]!.append(delivery)
