@@ -145,7 +145,14 @@ struct PhonePeripheralManagerTests {
     func throughThePhone() async throws {
         try await BluetoothTestBed.run { bed in
             await bed.system.interceptDeliveries(nil)
-            let context = await bed.launch("com.example.app")
+            // Installed and opened through the phone: the phone delivers only to apps it runs.
+            let app = AppIdentifier("com.example.app")
+            await bed.phone.install(AppDeclaration(bundleIdentifier: app.bundleIdentifier)) { context in
+                BareApp(context: context)
+            }
+            await bed.phone.open(app)
+            try await bed.sleep(for: .seconds(1))
+            let context = try #require(await bed.phone.instance(of: app)).context
             let central = await context.centralManager()
             var events = central.events.makeAsyncIterator()
             try await central.scanForPeripherals(withServices: [BluetoothTestBed.serviceUUID])
@@ -186,4 +193,10 @@ struct ForegroundOnlyPeripheralTests {
             await device.close()
         }
     }
+}
+
+/// An app with no code of its own: the test drives its managers.
+actor BareApp: PhoneApp {
+    nonisolated let context: AppContext
+    init(context: AppContext) { self.context = context }
 }

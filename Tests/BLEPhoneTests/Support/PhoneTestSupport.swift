@@ -156,7 +156,17 @@ struct PhoneWorld: Sendable {
                 bundleIdentifier: name, backgroundModes: modes, restoreIdentifiers: restoreIdentifiers,
                 usesAccessorySetupKit: accessorySetupKit)
         ) { context in RecordingApp(context: context, log: log, behaviour: behaviour) }
-        return AppIdentifier(name)
+        let app = AppIdentifier(name)
+        // The recording app makes no manager: the system preserves one central manager per
+        // declared restore identifier as if it had (what a relaunch needs, TN3115).
+        if !restoreIdentifiers.isEmpty {
+            await phone.bluetooth.restore(
+                RestorationRecord(
+                    backgroundModes: modes,
+                    centrals: restoreIdentifiers.sorted().map { RestorationRecord.Central(restoreIdentifier: $0) }),
+                for: app)
+        }
+        return app
     }
 
     /// Sleeps until `seconds` after the world's start.
