@@ -176,9 +176,10 @@ extension SystemBluetooth {
         let name = Self.quoted(await peripheral.name)
         for (app, id) in receivers {
             apps[app]?.centrals[id]?.held[identifier] = nil
-            apps[app]?.centrals[id]?.subscriptions = apps[app]?.centrals[id]?.subscriptions.filter {
-                $0.peripheral != identifier
-            } ?? []
+            // Read before the write: `apps` may not be read while its optional-chained
+            // assignment holds it (a dynamic exclusivity violation).
+            let kept = apps[app]?.centrals[id]?.subscriptions.filter { $0.peripheral != identifier } ?? []
+            apps[app]?.centrals[id]?.subscriptions = Set(kept)
             let alert = alerted.map { $0 == (app, id) } == true ? "\(app): \(name) disconnected" : nil
             await offerCentral(app, id, .disconnection, "disconnected \(name) \(identifier) (\(reason))", alert: alert) {
                 manager in .disconnected(manager.handle(for: peripheral), reason: reason)

@@ -55,6 +55,7 @@ enum ScenarioEncoder {
 
     static func reaction(_ reaction: PhoneScenario.Reaction) -> JSONValue {
         var object: [String: JSONValue] = ["do": .array(reaction.steps.map(step))]
+        if reaction.inCallback { object["in_callback"] = .bool(true) }
         switch reaction.trigger {
         case .bluetooth(let trigger, let device):
             object["on"] = .string(trigger.rawValue)

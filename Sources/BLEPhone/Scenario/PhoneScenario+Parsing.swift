@@ -144,7 +144,7 @@ enum ScenarioParser {
     }
 
     static func reaction(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.Reaction {
-        let object = try cursor.object(allowing: ["on", "device", "every_s", "do"])
+        let object = try cursor.object(allowing: ["on", "device", "every_s", "do", "in_callback"])
         let onCursor = try required("on", in: object)
         let on = try onCursor.string()
         let trigger: PhoneScenario.Trigger
@@ -170,7 +170,15 @@ enum ScenarioParser {
         for element in try required("do", in: object).array() {
             steps.append(try step(element, devices: devices))
         }
-        return PhoneScenario.Reaction(on: trigger, do: steps)
+        var inCallback = false
+        if let flag = object.member("in_callback") {
+            guard PhoneScenarioNames.lifecycleTriggers.contains(where: { $0.0 == on }) else {
+                throw flag.fail(
+                    "\"in_callback\" applies only to launch, enter_background, enter_foreground and become_active")
+            }
+            inCallback = try flag.bool()
+        }
+        return PhoneScenario.Reaction(on: trigger, do: steps, inCallback: inCallback)
     }
 
     static func step(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.Step {

@@ -99,13 +99,19 @@ public struct PhoneScenario: Sendable, Equatable {
     }
 
     /// On `trigger`, the app does `steps` in order.
+    ///
+    /// A lifecycle reaction's steps run as a task the callback starts, after it returns (as an
+    /// app dispatches its work); `inCallback` runs them inside the callback instead, which the
+    /// watchdog times (~5 s for `didEnterBackground`, 0x8badf00d past it).
     public struct Reaction: Sendable, Equatable {
         public var trigger: Trigger
         public var steps: [Step]
+        public var inCallback: Bool
 
-        public init(on trigger: Trigger, do steps: [Step]) {
+        public init(on trigger: Trigger, do steps: [Step], inCallback: Bool = false) {
             self.trigger = trigger
             self.steps = steps
+            self.inCallback = inCallback
         }
     }
 

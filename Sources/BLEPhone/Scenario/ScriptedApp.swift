@@ -57,9 +57,14 @@ public actor ScriptedApp: PhoneApp {
         await react(to: .launch)
     }
 
+    // On profiles with scenes the phone calls the scene's callbacks instead of the app's
+    // (UIKit: an app with scenes gets the scene delegate's); the script answers either.
     public func willEnterForeground() async { await react(to: .enterForeground) }
     public func didBecomeActive() async { await react(to: .becomeActive) }
     public func didEnterBackground() async { await react(to: .enterBackground) }
+    public func sceneWillEnterForeground() async { await react(to: .enterForeground) }
+    public func sceneDidBecomeActive() async { await react(to: .becomeActive) }
+    public func sceneDidEnterBackground() async { await react(to: .enterBackground) }
 
     /// Makes the central manager (a relaunch for restoration makes it with the identifier the
     /// system preserved), starts reading its events and the timers.
@@ -119,9 +124,16 @@ public actor ScriptedApp: PhoneApp {
 
     // MARK: Reactions
 
+    /// A lifecycle callback's reactions: started as tasks on the app's executor that run once
+    /// the callback returns, or performed inside it (`inCallback`, timed by the watchdog).
     private func react(to trigger: PhoneScenario.Trigger) async {
         for reaction in script.reactions where reaction.trigger == trigger {
-            await perform(reaction.steps)
+            if reaction.inCallback {
+                await perform(reaction.steps)
+            } else {
+                let steps = reaction.steps
+                Task(executorPreference: context.executor) { await self.perform(steps) }
+            }
         }
     }
 

@@ -71,7 +71,7 @@ struct TimelineLane {
 
     func append(top: Double, to out: inout String) {
         let name = app.map { PhoneTimelineSVG.escaped($0.bundleIdentifier) } ?? "phone"
-        out += "<g class=\"lane\" transform=\"translate(0,\(PhoneTimelineSVG.number(top)))\">\n"
+        out += "<g class=\"app-lane\" transform=\"translate(0,\(PhoneTimelineSVG.number(top)))\">\n"
         out +=
             "<line class=\"grid\" x1=\"0\" y1=\"0\" x2=\"\(PhoneTimelineSVG.number(scale.left + scale.plotWidth))\" y2=\"0\"/>\n"
         out +=
