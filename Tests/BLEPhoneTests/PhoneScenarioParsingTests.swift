@@ -50,7 +50,7 @@ struct PhoneScenarioParsingTests {
             profile: .init(
                 name: "ios12", wakeWindow: .seconds(0.5), backgroundTaskBudget: .seconds(100),
                 expirationLead: .seconds(3),
-                suspensionDelay: .seconds(2), autoLock: .never),
+                suspensionDelay: .seconds(2), autoLock: .never, coalescing: .bounded(3)),
             app: .init(
                 bundleIdentifier: "com.example.app", backgroundModes: [.bluetoothCentral, .bluetoothPeripheral],
                 restoreIdentifiers: ["a", "b"], usesAccessorySetupKit: true,
@@ -60,7 +60,8 @@ struct PhoneScenarioParsingTests {
                     .init(on: .bluetooth(.connected, device: "hs"), do: [.subscribe(device: "hs")]),
                     .init(on: .bluetooth(.notification, device: nil), do: [.write(device: "hs", value: [0x88, 0x05])]),
                     .init(on: .timer(every: .seconds(30)), do: [.disconnect(device: "hs"), .connect(device: "hs")]),
-                    .init(on: .becomeActive, do: [.work(.seconds(1))], inCallback: true), .init(on: .enterForeground, do: []),
+                    .init(on: .becomeActive, do: [.work(.seconds(1))], inCallback: true),
+                    .init(on: .enterForeground, do: []),
                 ]),
             devices: [.init(name: "hs", notifyPeriod: nil, distance: 2.5)],
             timeline: [

@@ -37,6 +37,12 @@ enum ScenarioEncoder {
         case .never: object["auto_lock_s"] = .null
         case .after(let idle): object["auto_lock_s"] = seconds(idle)
         }
+        switch profile.coalescing {
+        case nil: break
+        case .none?: object["coalescing"] = .string("none")
+        case .latestPerKey?: object["coalescing"] = .string("latest_per_characteristic")
+        case .bounded(let count)?: object["coalescing"] = .number(Double(count))
+        }
         return object.count == 1 ? .string(profile.name) : .object(object)
     }
 

@@ -84,7 +84,7 @@ enum ScenarioParser {
         }
         let object = try cursor.object(allowing: [
             "name", "wake_window_s", "background_task_budget_s", "expiration_lead_s", "suspension_delay_s",
-            "auto_lock_s",
+            "auto_lock_s", "coalescing",
         ])
         let nameCursor = try required("name", in: object)
         let name = try nameCursor.string()
@@ -102,6 +102,15 @@ enum ScenarioParser {
                 profile.autoLock = .never
             } else {
                 profile.autoLock = .after(try seconds(lock, in: 1...86_400))
+            }
+        }
+        if let coalescing = object.member("coalescing") {
+            switch coalescing.value {
+            case .string("none"): profile.coalescing = EventCoalescing.none
+            case .string("latest_per_characteristic"): profile.coalescing = .latestPerKey
+            case .number: profile.coalescing = .bounded(try coalescing.integer(in: 1...1_000_000))
+            default:
+                throw coalescing.fail("expected \"none\", \"latest_per_characteristic\" or a number of events to keep")
             }
         }
         if let resolved = profile.resolved, resolved.expirationLead > resolved.backgroundTaskBudget {

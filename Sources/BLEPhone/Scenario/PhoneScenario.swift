@@ -33,6 +33,9 @@ public struct PhoneScenario: Sendable, Equatable {
         public var expirationLead: Duration?
         public var suspensionDelay: Duration?
         public var autoLock: AutoLock
+        /// How events queued for a suspended foreground-only app are merged (nil: the phone's
+        /// default, none).
+        public var coalescing: EventCoalescing?
 
         public enum AutoLock: Sendable, Equatable {
             /// The profile's own.
@@ -43,7 +46,8 @@ public struct PhoneScenario: Sendable, Equatable {
 
         public init(
             name: String, wakeWindow: Duration? = nil, backgroundTaskBudget: Duration? = nil,
-            expirationLead: Duration? = nil, suspensionDelay: Duration? = nil, autoLock: AutoLock = .profileDefault
+            expirationLead: Duration? = nil, suspensionDelay: Duration? = nil, autoLock: AutoLock = .profileDefault,
+            coalescing: EventCoalescing? = nil
         ) {
             self.name = name
             self.wakeWindow = wakeWindow
@@ -51,6 +55,7 @@ public struct PhoneScenario: Sendable, Equatable {
             self.expirationLead = expirationLead
             self.suspensionDelay = suspensionDelay
             self.autoLock = autoLock
+            self.coalescing = coalescing
         }
 
         /// The built-in profile with the overrides applied (nil for an unknown name; the parser

@@ -103,6 +103,40 @@ struct PhoneScenarioRunnerTests {
         #expect((connected.last ?? 0) > 30)
     }
 
+    @Test(
+        "Foreground-only: notifications queue while suspended and arrive on return; latest_per_characteristic keeps one"
+    )
+    func queuedAndCoalesced() async throws {
+        func scenario(_ coalescing: String) -> String {
+            """
+            {"profile": {"name": "ios17", "auto_lock_s": null, "coalescing": \(coalescing)},
+             "app": {"bundle_id": "com.example.app",
+                     "reactions": [
+                       {"on": "launch", "do": [{"scan": "hs"}]},
+                       {"on": "discovered", "device": "hs", "do": [{"connect": "hs"}]},
+                       {"on": "connected", "device": "hs", "do": [{"subscribe": "hs"}]}]},
+             "devices": [{"name": "hs", "kind": "headset", "notify_period_s": 5}],
+             "timeline": [{"at_s": 1, "action": "open"}, {"at_s": 20, "action": "home"},
+                          {"at_s": 70, "action": "open"}],
+             "duration_s": 72}
+            """
+        }
+        let all = try await run(scenario(#""none""#))
+        let queued = times(all) { if case .eventQueued(.valueUpdate, _) = $0 { true } else { false } }
+        // Suspended from 21 s to 70 s: the heartbeats of 25…65 s wait (Core Bluetooth Background
+        // Processing: a foreground-only app's events are queued and delivered on foreground).
+        #expect(queued.count == 9)
+        let onReturn = times(all) { if case .eventDelivered(.valueUpdate, _) = $0 { true } else { false } }
+            .filter { $0 == 70 }
+        #expect(onReturn.count == 9)
+        let latest = try await run(scenario(#""latest_per_characteristic""#))
+        let merged = times(latest) { if case .eventCoalesced = $0 { true } else { false } }
+        #expect(merged.count == 8)
+        let kept = times(latest) { if case .eventDelivered(.valueUpdate, _) = $0 { true } else { false } }
+            .filter { $0 == 70 }
+        #expect(kept.count == 1)
+    }
+
     @Test("A failed expectation is reported with what the trace showed")
     func failedExpectation() async throws {
         let result = try await run(
