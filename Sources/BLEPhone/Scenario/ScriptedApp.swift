@@ -92,10 +92,13 @@ public actor ScriptedApp: PhoneApp {
         case .stateUpdated, .failedToConnect:
             return
         case .willRestoreState(let restored):
-            // Restored peripherals are known again by their advertised service; the app's script
-            // sees them as its devices (TN3115: the app reconnects them).
+            // A new instance knows nothing: the restored peripherals become its devices again,
+            // by the name they advertised (else in order), as an app maps them back to its
+            // model (Core Bluetooth Programming Guide, "Reinstate Your App's State").
             for peripheral in restored.peripherals {
-                if let name = devices.values.first(where: { peripherals[$0.name] == nil })?.name {
+                let advertised = await peripheral.name
+                let unassigned = devices.keys.sorted().filter { peripherals[$0] == nil }
+                if let name = unassigned.first(where: { $0 == advertised }) ?? unassigned.first {
                     peripherals[name] = peripheral
                 }
             }
