@@ -59,7 +59,12 @@ struct PhoneScenarioParsingTests {
                     .init(on: .enterBackground, do: [.beginTask("t"), .work(.seconds(2.25)), .endTask("t")]),
                     .init(on: .bluetooth(.connected, device: "hs"), do: [.subscribe(device: "hs")]),
                     .init(on: .bluetooth(.notification, device: nil), do: [.write(device: "hs", value: [0x88, 0x05])]),
-                    .init(on: .timer(every: .seconds(30)), do: [.disconnect(device: "hs"), .connect(device: "hs")]),
+                    .init(
+                        on: .timer(every: .seconds(30)),
+                        do: [
+                            .disconnect(device: "hs"), .connect(device: "hs"),
+                            .connect(device: "hs", alerts: [.disconnection, .notification]),
+                        ]),
                     .init(on: .becomeActive, do: [.work(.seconds(1))], inCallback: true),
                     .init(on: .enterForeground, do: []),
                 ]),

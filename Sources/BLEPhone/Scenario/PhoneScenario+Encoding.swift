@@ -83,7 +83,10 @@ enum ScenarioEncoder {
         case .endTask(let name): (key, value) = ("end_task", .string(name))
         case .work(let duration): (key, value) = ("work_s", seconds(duration))
         case .scan(let device): (key, value) = ("scan", .string(device))
-        case .connect(let device): (key, value) = ("connect", .string(device))
+        case .connect(let device, let alerts) where alerts.isEmpty: (key, value) = ("connect", .string(device))
+        case .connect(let device, let alerts):
+            let names = alerts.map(\.rawValue).sorted().map(JSONValue.string)
+            (key, value) = ("connect", .object(["device": .string(device), "notify_on": .array(names)]))
         case .disconnect(let device): (key, value) = ("disconnect", .string(device))
         case .subscribe(let device): (key, value) = ("subscribe", .string(device))
         case .write(let device, let bytes):

@@ -197,7 +197,21 @@ enum ScenarioParser {
         case "end_task": return .endTask(try value.string())
         case "work_s": return .work(try seconds(value, in: 0...86_400))
         case "scan": return .scan(device: try device(value, among: devices))
-        case "connect": return .connect(device: try device(value, among: devices))
+        case "connect":
+            if case .string = value.value { return .connect(device: try device(value, among: devices)) }
+            let object = try value.object(allowing: ["device", "notify_on"])
+            let name = try device(try required("device", in: object), among: devices)
+            var alerts: Set<PhoneScenario.ConnectAlert> = []
+            for element in try object.member("notify_on")?.array() ?? [] {
+                let alert = try element.string()
+                guard let known = PhoneScenario.ConnectAlert(rawValue: alert) else {
+                    throw element.fail(
+                        "unknown alert \"\(alert)\"; expected one of: "
+                            + PhoneScenario.ConnectAlert.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                alerts.insert(known)
+            }
+            return .connect(device: name, alerts: alerts)
         case "disconnect": return .disconnect(device: try device(value, among: devices))
         case "subscribe": return .subscribe(device: try device(value, among: devices))
         case "write":

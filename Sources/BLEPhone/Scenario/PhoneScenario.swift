@@ -158,8 +158,9 @@ public struct PhoneScenario: Sendable, Equatable {
         case work(Duration)
         /// Scans for the device's service.
         case scan(device: String)
-        /// Connects to the device (found by a scan, or pending until it is in range).
-        case connect(device: String)
+        /// Connects to the device (found by a scan, or pending until it is in range), asking for
+        /// the system alerts of `alerts` while the app is not in front.
+        case connect(device: String, alerts: Set<ConnectAlert> = [])
         case disconnect(device: String)
         /// Subscribes to the device's notifying characteristic.
         case subscribe(device: String)
@@ -167,6 +168,12 @@ public struct PhoneScenario: Sendable, Equatable {
         case write(device: String, value: [UInt8])
         /// Writes the text to the trace.
         case note(String)
+    }
+
+    /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
+    /// `…NotifyOnDisconnectionKey`, `…NotifyOnNotificationKey`).
+    public enum ConnectAlert: String, Sendable, Hashable, CaseIterable {
+        case connection, disconnection, notification
     }
 
     /// A virtual device near the phone.

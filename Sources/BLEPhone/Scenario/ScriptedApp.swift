@@ -177,13 +177,18 @@ public actor ScriptedApp: PhoneApp {
             } catch {
                 await note("scan for \(name) failed: \(error)")
             }
-        case .connect(let name):
+        case .connect(let name, let alerts):
             guard let central, let peripheral = peripherals[name] else {
                 await note("connect \(name): not discovered")
                 return
             }
             do {
-                try await central.connect(peripheral)
+                try await central.connect(
+                    peripheral,
+                    options: PhoneConnectOptions(
+                        notifyOnConnection: alerts.contains(.connection),
+                        notifyOnDisconnection: alerts.contains(.disconnection),
+                        notifyOnNotification: alerts.contains(.notification)))
             } catch {
                 await note("connect \(name) failed: \(error)")
             }

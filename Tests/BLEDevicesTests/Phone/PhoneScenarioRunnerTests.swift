@@ -137,6 +137,29 @@ struct PhoneScenarioRunnerTests {
         #expect(kept.count == 1)
     }
 
+    @Test("NotifyOnDisconnection: a suspended foreground-only app's device walking away raises a system alert")
+    func disconnectionAlert() async throws {
+        let result = try await run(
+            """
+            {"profile": {"name": "ios17", "auto_lock_s": null},
+             "app": {"bundle_id": "com.example.app",
+                     "reactions": [
+                       {"on": "launch", "do": [{"scan": "hs"}]},
+                       {"on": "discovered", "device": "hs",
+                        "do": [{"connect": {"device": "hs", "notify_on": ["disconnection"]}}]}]},
+             "devices": [{"name": "hs", "kind": "headset", "notify_period_s": null}],
+             "timeline": [{"at_s": 1, "action": "open"}, {"at_s": 10, "action": "home"},
+                          {"at_s": 20, "device": "hs", "action": "walk_away"}],
+             "duration_s": 40,
+             "expect": [{"alerts_at_least": 1}, {"state": "suspended"}]}
+            """)
+        let passed = result.passed
+        #expect(passed, "\(result.expectations)")
+        let alerts = times(result) { if case .alert = $0 { true } else { false } }
+        #expect(alerts.count == 1)
+        #expect((alerts.first ?? 0) > 20)
+    }
+
     @Test("A failed expectation is reported with what the trace showed")
     func failedExpectation() async throws {
         let result = try await run(
