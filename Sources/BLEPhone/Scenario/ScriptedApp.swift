@@ -8,7 +8,7 @@ public struct ScriptedDevice: Sendable {
     public var service: BluetoothUUID
     /// The characteristic `subscribe` turns notifications on for.
     public var notifying: BluetoothUUID
-    /// The characteristic `write` writes (with response).
+    /// The characteristic `write` writes (with response when it allows it).
     public var writable: BluetoothUUID
     /// Whether an advertisement is this device's.
     public var matches: @Sendable (AdvertisementData) -> Bool
@@ -207,7 +207,9 @@ public actor ScriptedApp: PhoneApp {
             guard let peripheral = peripherals[name], let device = devices[name] else { return }
             do {
                 let characteristic = try await peripheral.characteristic(device.writable, inService: device.service)
-                try await peripheral.writeValue(value, for: characteristic, type: .withResponse)
+                // With response where the characteristic allows it, else as a Write Command.
+                let type: WriteType = characteristic.properties.contains(.write) ? .withResponse : .withoutResponse
+                try await peripheral.writeValue(value, for: characteristic, type: type)
             } catch {
                 await note("write to \(name) failed: \(error)")
             }
