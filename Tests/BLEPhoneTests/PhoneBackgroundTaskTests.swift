@@ -30,6 +30,30 @@ struct PhoneBackgroundTaskTests {
         #expect(TerminationReason.backgroundTaskOverrun.code == 0x2182_bad2)
     }
 
+    @Test(
+        "A Bluetooth wake starts a fresh budget: a task begun in the wake and never ended is killed at wake + budget, past the window"
+    )
+    func taskInWake() async throws {
+        let radio = VirtualRadio()
+        let trace = try await radio.simulation.run {
+            let world = await PhoneWorld.make(.ios17, radio: radio)
+            let app = await world.install(
+                "com.example.central", modes: [.bluetoothCentral], behaviour: AppBehaviour(taskPerEvent: true))
+            await world.phone.open(app)
+            await world.phone.home()
+            try await world.at(100)
+            await world.phone.offer(world.delivery("n1", for: app), to: app)
+            try await world.at(200)
+            return await world.trace(of: app)
+        }
+        #expect(trace.contains("woken@100"))
+        #expect(trace.contains("task 1 began@100"))
+        // Held past the 10 s window by the task, then its end: expiration at 125, kill at 130.
+        #expect(!trace.contains("suspended@110"))
+        #expect(trace.contains("task 1 expiring@125"))
+        #expect(trace.contains("killed background task overrun (0x2182bad2)@130"))
+    }
+
     @Test("A task ended by its expiration handler: no kill, suspended suspensionDelay after the end")
     func endedInTime() async throws {
         let radio = VirtualRadio()
@@ -48,7 +72,9 @@ struct PhoneBackgroundTaskTests {
         #expect(trace.contains("suspended@36"))
     }
 
-    @Test("Several tasks share one budget; backgroundTimeRemaining is unlimited in front; the foreground resets the budget; no time left → .invalid")
+    @Test(
+        "Several tasks share one budget; backgroundTimeRemaining is unlimited in front; the foreground resets the budget; no time left → .invalid"
+    )
     func sharedBudget() async throws {
         let radio = VirtualRadio()
         try await radio.simulation.run {

@@ -31,7 +31,8 @@ struct PhoneInboxTests {
         }
         #expect(log == ["event e1", "event e2", "event e3"])
         #expect(trace.filter { $0.hasPrefix("queued") } == ["queued e1@20", "queued e2@21", "queued e3@22"])
-        #expect(trace.filter { $0.hasPrefix("delivered") } == ["delivered e1@50", "delivered e2@50", "delivered e3@50"])
+        #expect(
+            trace.filter { $0.hasPrefix("delivered") } == ["delivered e1@50", "delivered e2@50", "delivered e3@50"])
     }
 
     @Test("Coalescing policies: latest per key, bounded(n) keeps the last n")
@@ -61,7 +62,9 @@ struct PhoneInboxTests {
         }
     }
 
-    @Test("bluetooth-central: a suspended app is woken for the wake window (10 s), the event delivered, then suspended; a foreground-only app is not woken")
+    @Test(
+        "bluetooth-central: a suspended app is woken for the wake window (10 s), the event delivered, then suspended; a foreground-only app is not woken"
+    )
     func wakes() async throws {
         let radio = VirtualRadio()
         let (central, foregroundOnly) = try await radio.simulation.run {
@@ -87,7 +90,31 @@ struct PhoneInboxTests {
         #expect(foregroundOnly.contains("queued n1@100"))
     }
 
-    @Test("Each event restarts the wake window; work past the window without a task is frozen and continues at the next wake")
+    @Test(
+        "The mode must match the manager's role: bluetooth-peripheral wakes for peripheral-manager events, not for central ones"
+    )
+    func modeMatchesRole() async throws {
+        let radio = VirtualRadio()
+        let trace = try await radio.simulation.run {
+            let world = await PhoneWorld.make(.ios12, radio: radio)
+            let app = await world.install("com.example.peripheral", modes: [.bluetoothPeripheral])
+            await world.phone.open(app)
+            await world.phone.home()
+            try await world.at(10)
+            await world.phone.offer(world.delivery("scan result", for: app, role: .central, kind: .discovery), to: app)
+            try await world.at(20)
+            await world.phone.offer(world.delivery("write", for: app, role: .peripheral, kind: .writeRequest), to: app)
+            try await world.at(21)
+            return await world.trace(of: app)
+        }
+        #expect(trace.contains("queued scan result@10"))
+        #expect(trace.contains("woken@20"))
+        #expect(trace.contains("delivered write@20"))
+    }
+
+    @Test(
+        "Each event restarts the wake window; work past the window without a task is frozen and continues at the next wake"
+    )
     func frozenWork() async throws {
         let radio = VirtualRadio()
         let (log, trace) = try await radio.simulation.run {
@@ -104,7 +131,9 @@ struct PhoneInboxTests {
             try await world.at(200)
             await world.phone.offer(world.delivery("n3", for: app), to: app)
             try await world.at(300)
-            return (world.log.all.filter { $0.hasPrefix("event") || $0.hasPrefix("worked") }, await world.trace(of: app))
+            return (
+                world.log.all.filter { $0.hasPrefix("event") || $0.hasPrefix("worked") }, await world.trace(of: app)
+            )
         }
         #expect(trace.filter { $0.hasPrefix("suspended") } == ["suspended@1", "suspended@115", "suspended@210"])
         // n1's work ends at 115, as the window closes (its sleep was set first); n2's is due at
@@ -124,8 +153,10 @@ struct PhoneInboxTests {
             await world.phone.open(newer)
             await world.phone.home()
             try await world.at(10)
-            await world.phone.offer(world.delivery("c", for: newer, kind: .connection, alert: "Headset connected"), to: newer)
-            await world.phone.offer(world.delivery("c", for: older, kind: .connection, alert: "Watch connected"), to: older)
+            await world.phone.offer(
+                world.delivery("c", for: newer, kind: .connection, alert: "Headset connected"), to: newer)
+            await world.phone.offer(
+                world.delivery("c", for: older, kind: .connection, alert: "Watch connected"), to: older)
             try await world.at(11)
             return await world.trace(of: nil)
         }

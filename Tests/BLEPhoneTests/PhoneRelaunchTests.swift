@@ -35,7 +35,9 @@ struct PhoneRelaunchTests {
         }
     }
 
-    @Test("Memory purge: relaunched in the background with the manager named; the event waits for the manager, then the app is suspended at the end of the wake window")
+    @Test(
+        "Memory purge: relaunched in the background with the manager named; the event waits for the manager, then the app is suspended at the end of the wake window"
+    )
     func relaunchAfterPurge() async throws {
         let result = try await scenario(.ios17) { phone, app in await phone.memoryPressure(app) }
         #expect(result.launches == 2)
@@ -48,6 +50,36 @@ struct PhoneRelaunchTests {
         #expect(result.trace.filter { $0.hasPrefix("suspended") }.last == "suspended@111")
         // Launched into the background: no scene callbacks.
         #expect(!result.log.contains { $0.hasPrefix("scene") && $0.hasSuffix("@100") })
+    }
+
+    @Test(
+        "A relaunched app has no scene until the user opens it: then sceneWillConnect, and launch options stay those of the relaunch"
+    )
+    func sceneConnectsAtOpen() async throws {
+        let radio = VirtualRadio()
+        let (log, options) = try await radio.simulation.run {
+            let world = await PhoneWorld.make(.ios17, radio: radio)
+            let app = await world.install(
+                "com.example.headset", modes: [.bluetoothCentral], restoreIdentifiers: ["central"])
+            await world.phone.open(app)
+            await world.phone.home()
+            try await world.at(10)
+            await world.phone.memoryPressure(app)
+            await world.phone.offer(world.delivery("n1", for: app, restoreIdentifier: "central"), to: app)
+            try await world.at(11)
+            #expect(await world.phone.sceneState(of: app) == .unattached)
+            await world.phone.open(app)
+            try await world.at(12)
+            #expect(await world.phone.sceneState(of: app) == .foregroundActive)
+            let options = try #require(await world.phone.instance(of: app)).context.launchOptions
+            return (world.log.all.filter { $0.hasSuffix("@10") || $0.hasSuffix("@11") }, options)
+        }
+        #expect(
+            log == [
+                "didFinishLaunching@10", "sceneWillConnect@11", "sceneWillEnterForeground@11",
+                "sceneDidBecomeActive@11",
+            ])
+        #expect(options == LaunchOptions(bluetoothCentrals: ["central"]))
     }
 
     @Test("Force-quit never relaunches on iOS 17 (TN3115): the event is dropped, the denial traced")
@@ -66,7 +98,9 @@ struct PhoneRelaunchTests {
         #expect(plain.launches == 1)
     }
 
-    @Test("TN3115 rows on the phone: crash yes; Bluetooth off in Settings no; Control Center yes on iOS 17, no on iOS 26; airplane mode no on iOS 6 (QA1962)")
+    @Test(
+        "TN3115 rows on the phone: crash yes; Bluetooth off in Settings no; Control Center yes on iOS 17, no on iOS 26; airplane mode no on iOS 6 (QA1962)"
+    )
     func tableRows() async throws {
         let crash = try await scenario(.ios17) { phone, app in await phone.crash(app) }
         #expect(crash.launches == 2)
@@ -101,7 +135,8 @@ struct PhoneRelaunchTests {
         let radio = VirtualRadio()
         let trace = try await radio.simulation.run {
             let world = await PhoneWorld.make(.ios17, radio: radio)
-            let app = await world.install("com.example.headset", modes: [.bluetoothCentral], restoreIdentifiers: ["central"])
+            let app = await world.install(
+                "com.example.headset", modes: [.bluetoothCentral], restoreIdentifiers: ["central"])
             await world.phone.open(app)
             await world.phone.home()
             try await world.at(10)

@@ -114,7 +114,9 @@ package final class AppClockCore: Sendable {
             guard let since = state.runningSince else { return }
             let appNow = state.accumulated + (queue.now.nanoseconds - since.nanoseconds)
             for id in ids {
-                guard var sleeper = state.sleepers[id], sleeper.token == nil, sleeper.continuation != nil else { continue }
+                guard var sleeper = state.sleepers[id], sleeper.token == nil, sleeper.continuation != nil else {
+                    continue
+                }
                 let remaining = max(0, sleeper.deadline.nanoseconds - appNow)
                 sleeper.token = queue.schedule(at: queue.now.advanced(by: .nanoseconds(remaining))) { [self] in
                     finish(id, with: .success(()))

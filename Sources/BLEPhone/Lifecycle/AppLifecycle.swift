@@ -164,9 +164,8 @@ package struct AppLifecycle: Sendable {
         case .active, .inactive, .background:
             guard pendingTermination == nil else { return [] }
             pendingTermination = reason
-            // What was still to come of a transition no longer matters.
-            steps.removeAll()
-            startAt = 0
+            // After what is under way (an app force-quit from the front first resigns and
+            // enters the background, as in the app switcher).
             enqueue([.callback(.willTerminate), .terminate(reason)])
             return advance()
         }
@@ -175,14 +174,17 @@ package struct AppLifecycle: Sendable {
     /// Ends the process now: no callback, the executor's jobs discarded.
     package mutating func kill(_ reason: TerminationReason) -> [LifecycleAction] {
         guard state != .notRunning else { return [] }
-        var actions: [LifecycleAction] = [.cancel(.watchdog), .cancel(.suspension), .cancel(.wakeEnd), .discardExecutor]
+        var actions: [LifecycleAction] = [
+            .cancel(.watchdog), .cancel(.suspension), .cancel(.wakeEnd), .discardExecutor,
+        ]
         if scene != .unattached {
             actions.append(.setScene(from: scene, to: .unattached))
         }
         actions.append(.setState(from: state, to: .notRunning))
         actions.append(.terminated(reason))
         let hasScenes = self.hasScenes
-        self = AppLifecycle(hasScenes: hasScenes, suspensionDelay: suspensionDelay,
+        self = AppLifecycle(
+            hasScenes: hasScenes, suspensionDelay: suspensionDelay,
             launchAllowance: launchAllowance, didEnterBackgroundAllowance: didEnterBackgroundAllowance)
         return actions
     }

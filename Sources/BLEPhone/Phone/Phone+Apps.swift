@@ -82,7 +82,8 @@ extension Phone {
     /// app then has no directory).
     private func storageDirectory(for app: AppIdentifier) -> String? {
         guard let storageRoot else { return nil }
-        let path = storageRoot.hasSuffix("/") ? storageRoot + app.bundleIdentifier : storageRoot + "/" + app.bundleIdentifier
+        let path =
+            storageRoot.hasSuffix("/") ? storageRoot + app.bundleIdentifier : storageRoot + "/" + app.bundleIdentifier
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             return path

@@ -135,7 +135,10 @@ extension Phone {
     private func relaunchOrDrop(_ delivery: AppBluetoothDelivery, for app: AppIdentifier) {
         let entry = runtime.apps[app]!
         let bluetooth = self.bluetooth
-        let declaredIdentifier = delivery.manager.restoreIdentifier.map { entry.declaration.restoreIdentifiers.contains($0) } ?? false
+        // An app that never ran has made no manager the system could have preserved.
+        let declaredIdentifier =
+            entry.launchCount > 0
+            && delivery.manager.restoreIdentifier.map { entry.declaration.restoreIdentifiers.contains($0) } ?? false
         if runtime.awaitingFirstUnlock {
             runtime.relaunchesAwaitingUnlock.append((app, delivery))
             record(.eventQueued(delivery.kind, summary: delivery.summary), app: app)
@@ -154,7 +157,8 @@ extension Phone {
             Task(executorPreference: simulation.executor) { [self] in
                 let record = await bluetooth.restorationRecord(for: app)
                 let identifiers = await bluetooth.restoreIdentifiers(for: app)
-                await self.relaunchDecided(app, hasRecord: record != nil || declaredIdentifier, identifiers: identifiers)
+                await self.relaunchDecided(
+                    app, hasRecord: record != nil || declaredIdentifier, identifiers: identifiers)
             }
         } else if runtime.pendingRelaunch[app] != nil {
             runtime.pendingRelaunch[app]!.append(delivery)
@@ -163,7 +167,8 @@ extension Phone {
 
     private func relaunchDenial(of entry: InstalledApp) -> String? {
         for cause in entry.causesSinceRun.sorted(by: { $0.rawValue < $1.rawValue })
-        where !profile.relaunch.relaunches(after: cause, usesAccessorySetupKit: entry.declaration.usesAccessorySetupKit) {
+        where !profile.relaunch.relaunches(after: cause, usesAccessorySetupKit: entry.declaration.usesAccessorySetupKit)
+        {
             return "\(cause): \(profile.name) does not relaunch after it"
         }
         return nil
@@ -178,7 +183,9 @@ extension Phone {
             return
         }
         guard hasRecord else {
-            for delivery in deliveries { dropEvent(delivery, of: app, why: "not running, and nothing preserved to restore") }
+            for delivery in deliveries {
+                dropEvent(delivery, of: app, why: "not running, and nothing preserved to restore")
+            }
             return
         }
         var centrals = identifiers.centrals
@@ -192,8 +199,10 @@ extension Phone {
             }
         }
         runtime.counters.relaunches += 1
-        launch(app, inFront: false, reason: .bluetoothRestoration(
-            LaunchOptions(bluetoothCentrals: centrals, bluetoothPeripherals: peripherals)))
+        launch(
+            app, inFront: false,
+            reason: .bluetoothRestoration(
+                LaunchOptions(bluetoothCentrals: centrals, bluetoothPeripherals: peripherals)))
         wake(app, for: deliveries[0].kind)
         runtime.apps[app]!.restoring?.held.append(contentsOf: deliveries)
     }

@@ -75,6 +75,7 @@ extension Phone {
             radioMayHaveChanged(wasOn: wasOn)
         }
         if !on { markTerminatedApps() }
+        restartIdleTimer()
     }
 
     /// The user turns airplane mode on or off. It turns the Bluetooth radio off here (the
@@ -86,6 +87,7 @@ extension Phone {
         runtime.airplaneMode = on
         radioMayHaveChanged(wasOn: wasOn)
         if on { markTerminatedApps() }
+        restartIdleTimer()
     }
 
     /// The relaunch-table rows in force now (what a termination now also falls under).

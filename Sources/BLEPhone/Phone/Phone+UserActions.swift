@@ -9,7 +9,11 @@ extension Phone {
             return
         }
         record(.user(.open(app)), app: app)
-        if runtime.locked { unlockScreen() }
+        if runtime.awaitingFirstUnlock {
+            firstUnlock()
+        } else if runtime.locked {
+            unlockScreen()
+        }
         bringToFront(app)
         restartIdleTimer()
     }
@@ -28,8 +32,13 @@ extension Phone {
         lockScreen()
     }
 
-    /// The user unlocks the phone: the app that was in front when it locked comes back.
+    /// The user unlocks the phone: the app that was in front when it locked comes back. After
+    /// a restart with a passcode, this is the first unlock (`firstUnlock()`).
     public func unlock() {
+        if runtime.awaitingFirstUnlock {
+            firstUnlock()
+            return
+        }
         record(.user(.unlock))
         unlockScreen()
         restartIdleTimer()

@@ -33,7 +33,8 @@ public actor Phone {
     /// A phone whose Bluetooth service is a host on a new controller of `radio` at `position`.
     public init(
         profile: PhoneProfile, radio: VirtualRadio, position: AirPosition = .origin,
-        storageRoot: String? = nil, logger: Logger = Logger(label: "swift-ble.phone")
+        storageRoot: String? = nil,
+        logger: Logger = Logger(label: "swift-ble.phone", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async {
         self.profile = profile
         self.simulation = radio.simulation

@@ -49,6 +49,8 @@ struct AppBehaviour: Sendable {
     var appTimer: Duration?
     /// On each event, work this long on the virtual clock before logging "worked".
     var workPerEvent: Duration?
+    /// On each event, begin a background task and never end it.
+    var taskPerEvent = false
 }
 
 /// A test app: records every callback in the log (name@seconds).
@@ -115,6 +117,10 @@ actor RecordingApp: PhoneApp {
     /// A Bluetooth event reached the app.
     func received(_ name: String) async {
         log.add("event \(name)")
+        if behaviour.taskPerEvent {
+            let task = await context.beginBackgroundTask(withName: name)
+            log.add("task \(task)")
+        }
         if let work = behaviour.workPerEvent {
             try? await context.phone.simulation.clock.sleep(for: work)
             log.add("worked \(name)")
@@ -193,7 +199,8 @@ func describe(_ event: PhoneTraceEvent) -> String {
     case .launched(let reason):
         switch reason {
         case .user: "launched"
-        case .bluetoothRestoration(let options): "relaunched \(options.bluetoothCentrals) \(options.bluetoothPeripherals)"
+        case .bluetoothRestoration(let options):
+            "relaunched \(options.bluetoothCentrals) \(options.bluetoothPeripherals)"
         case .processRestart: "restarted"
         }
     case .stateChanged(_, let to): "\(to)"
