@@ -42,7 +42,8 @@ package struct CharacteristicKey: Sendable, Hashable {
     package var valueHandle: UInt16
 }
 
-/// What the system keeps for one of an app's central managers.
+/// What the system keeps for one of an app's central managers (its links and subscriptions
+/// are in the system's `LinkTable`).
 package struct CentralClient: Sendable {
     package let id: ManagerID
     package let mailbox = ManagerMailbox<PhoneCentralManager>()
@@ -50,8 +51,6 @@ package struct CentralClient: Sendable {
     /// manager waiting to be restored).
     package var launch: Int?
     package var scan: AppScan?
-    package var held: [UUID: HeldPeripheral] = [:]
-    package var subscriptions: Set<CharacteristicKey> = []
 
     package init(id: ManagerID, launch: Int?) {
         self.id = id

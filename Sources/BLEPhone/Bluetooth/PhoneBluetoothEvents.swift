@@ -94,8 +94,9 @@ public struct PhoneConnectOptions: Sendable, Hashable, Codable {
     public var notifyOnDisconnection: Bool
     public var notifyOnNotification: Bool
 
-    public init(notifyOnConnection: Bool = false, notifyOnDisconnection: Bool = false, notifyOnNotification: Bool = false)
-    {
+    public init(
+        notifyOnConnection: Bool = false, notifyOnDisconnection: Bool = false, notifyOnNotification: Bool = false
+    ) {
         self.notifyOnConnection = notifyOnConnection
         self.notifyOnDisconnection = notifyOnDisconnection
         self.notifyOnNotification = notifyOnNotification

@@ -64,7 +64,8 @@ public actor PhoneCentralManager {
     public func scanForPeripherals(withServices serviceUUIDs: [BluetoothUUID]?, allowDuplicates: Bool)
         async throws(BLEError)
     {
-        try await scanForPeripherals(withServices: serviceUUIDs, options: PhoneScanOptions(allowDuplicates: allowDuplicates))
+        try await scanForPeripherals(
+            withServices: serviceUUIDs, options: PhoneScanOptions(allowDuplicates: allowDuplicates))
     }
 
     public func stopScan() async {

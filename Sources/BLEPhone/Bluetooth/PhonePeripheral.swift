@@ -39,7 +39,8 @@ public actor PhonePeripheral {
     }
 
     public func discoverServices(_ serviceUUIDs: [BluetoothUUID]? = nil) async throws(BLEError) -> [Service] {
-        try await system.perform(.servicesDiscovered, "discover services", on: identifier, for: manager.app, manager.id) {
+        try await system.perform(.servicesDiscovered, "discover services", on: identifier, for: manager.app, manager.id)
+        {
             peripheral throws(BLEError) in try await peripheral.discoverServices(serviceUUIDs)
         }
     }
@@ -85,7 +86,8 @@ public actor PhonePeripheral {
                 try await peripheral.writeValue(data, for: characteristic, type: .withResponse)
             }
         case .withoutResponse:
-            try await system.writeWithoutResponse(data, for: characteristic, on: identifier, for: manager.app, manager.id)
+            try await system.writeWithoutResponse(
+                data, for: characteristic, on: identifier, for: manager.app, manager.id)
         }
     }
 

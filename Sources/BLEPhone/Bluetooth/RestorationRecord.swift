@@ -15,7 +15,10 @@ public struct RestorationRecord: Sendable, Hashable, Codable {
     public var centrals: [Central]
     public var peripheralManagers: [PeripheralManager]
 
-    public init(backgroundModes: Set<BackgroundMode> = [], centrals: [Central] = [], peripheralManagers: [PeripheralManager] = []) {
+    public init(
+        backgroundModes: Set<BackgroundMode> = [], centrals: [Central] = [],
+        peripheralManagers: [PeripheralManager] = []
+    ) {
         self.backgroundModes = backgroundModes
         self.centrals = centrals
         self.peripheralManagers = peripheralManagers
@@ -33,7 +36,10 @@ public struct RestorationRecord: Sendable, Hashable, Codable {
         public var peripherals: [Peripheral]
         public var subscriptions: [Subscription]
 
-        public init(restoreIdentifier: String, scan: Scan? = nil, peripherals: [Peripheral] = [], subscriptions: [Subscription] = []) {
+        public init(
+            restoreIdentifier: String, scan: Scan? = nil, peripherals: [Peripheral] = [],
+            subscriptions: [Subscription] = []
+        ) {
             self.restoreIdentifier = restoreIdentifier
             self.scan = scan
             self.peripherals = peripherals

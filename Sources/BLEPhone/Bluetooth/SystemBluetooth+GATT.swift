@@ -1,4 +1,5 @@
 import BLE
+import BLEWire
 import Foundation
 
 /// The apps' GATT client calls on the system's peripherals, and the notifications the system
@@ -10,7 +11,7 @@ extension SystemBluetooth {
         -> Peripheral
     {
         guard apps[app]?.centrals[id] != nil else { throw .closed }
-        guard apps[app]?.centrals[id]?.held[identifier]?.state == .connected else { throw .notConnected }
+        guard links.hold(of: identifier, by: ClientKey(app, id))?.state == .connected else { throw .notConnected }
         guard let peripheral = await systemPeripheral(identifier) else { throw .unknownPeripheral }
         return peripheral
     }
@@ -23,19 +24,26 @@ extension SystemBluetooth {
         _ work: @Sendable (isolated Peripheral) async throws(BLEError) -> T
     ) async throws(BLEError) -> T {
         let peripheral = try await connectedPeripheral(identifier, for: app, id)
+        let caller = apps[app]?.centrals[id]?.launch
         let result: Result<T, BLEError>
         do {
             result = .success(try await work(peripheral))
         } catch {
             result = .failure(error)
         }
+        guard let caller, apps[app]?.centrals[id]?.launch == caller else {
+            // The instance that asked is gone: nobody waits for the answer, and it must not
+            // relaunch the app.
+            return try result.get()
+        }
         let slot = AnswerSlot<Result<T, BLEError>>()
         let outcome: String
         switch result {
         case .success: outcome = "done"
-        case .failure(let error): outcome = "\(error)"
+        case .failure(let error): outcome = TerminalText.escaped("\(error)")
         }
-        let delivery = AppBluetoothDelivery(manager: id, kind: kind, summary: "\(summary) on \(identifier): \(outcome)") {
+        let delivery = AppBluetoothDelivery(manager: id, kind: kind, summary: "\(summary) on \(identifier): \(outcome)")
+        {
             slot.fulfil(result)
         }
         await send(delivery, to: app)
@@ -51,37 +59,29 @@ extension SystemBluetooth {
         try await peripheral.writeValue(data, for: characteristic, type: .withoutResponse)
     }
 
-    /// The app managers subscribed to the characteristic.
-    func subscribers(of key: CharacteristicKey) -> [(AppIdentifier, ManagerID)] {
-        apps.keys.sorted().flatMap { app in
-            (apps[app]?.centrals.values.sorted { $0.id.serial < $1.id.serial } ?? []).filter {
-                $0.subscriptions.contains(key)
-            }.map { (app, $0.id) }
-        }
-    }
-
     /// Subscribes or unsubscribes the app: the Client Characteristic Configuration is written
-    /// by the first app to subscribe and cleared by the last. The answer comes back through the
-    /// phone (`didUpdateNotificationStateFor`).
+    /// by the first app to subscribe and cleared by the last (`LinkTable.setNotify`). The
+    /// answer comes back through the phone (`didUpdateNotificationStateFor`).
     package func setNotifyValue(
         _ enabled: Bool, for characteristic: Characteristic, on identifier: UUID, for app: AppIdentifier,
         _ id: ManagerID
     ) async throws(BLEError) {
         let peripheral = try await connectedPeripheral(identifier, for: app, id)
+        let client = ClientKey(app, id)
         let key = CharacteristicKey(peripheral: identifier, valueHandle: characteristic.handle)
-        let others = subscribers(of: key).filter { $0 != (app, id) }
-        let change = others.isEmpty && (apps[app]?.centrals[id]?.subscriptions.contains(key) != enabled)
-        try await perform(
-            .notificationStateUpdate, "\(enabled ? "subscribe to" : "unsubscribe from") \(characteristic.uuid)",
-            on: identifier, for: app, id
-        ) { peripheral throws(BLEError) in
-            if change { try await peripheral.setNotifyValue(enabled, for: characteristic) }
-        }
-        if enabled {
-            apps[app]?.centrals[id]?.subscriptions.insert(key)
-            watch(peripheral)
-        } else {
-            apps[app]?.centrals[id]?.subscriptions.remove(key)
+        let write = links.setNotify(enabled, client, key)
+        if enabled { watch(peripheral) }
+        do {
+            try await perform(
+                .notificationStateUpdate, "\(enabled ? "subscribe to" : "unsubscribe from") \(characteristic.uuid)",
+                on: identifier, for: app, id
+            ) { peripheral throws(BLEError) in
+                if write { try await peripheral.setNotifyValue(enabled, for: characteristic) }
+            }
+        } catch {
+            // The peripheral refused: the app's subscription is as it was.
+            _ = links.setNotify(!enabled, client, key)
+            throw error
         }
     }
 
@@ -94,7 +94,8 @@ extension SystemBluetooth {
         do {
             try await peripheral.setNotifyValue(enabled, for: characteristic)
         } catch {
-            logger.notice("system Bluetooth: cannot \(enabled ? "enable" : "disable") notifications of \(key): \(error)")
+            logger.notice(
+                "system Bluetooth: cannot \(enabled ? "enable" : "disable") notifications of \(key): \(error)")
         }
     }
 
@@ -118,14 +119,14 @@ extension SystemBluetooth {
     func valueUpdated(_ peripheral: Peripheral, _ characteristic: Characteristic, _ value: [UInt8]) async {
         let identifier = peripheral.identifier
         let key = CharacteristicKey(peripheral: identifier, valueHandle: characteristic.handle)
-        let receivers = subscribers(of: key)
+        let receivers = links.subscribers(of: key)
         guard !receivers.isEmpty else { return }
-        let alerted = alertReceiver(receivers, identifier) { $0.notifyOnNotification }
+        let alerted = links.alertReceiver(receivers, identifier, foregroundedAt) { $0.notifyOnNotification }
         let name = Self.quoted(await peripheral.name)
-        for (app, id) in receivers {
-            let alert = alerted.map { $0 == (app, id) } == true ? "\(app): notification from \(name)" : nil
+        for client in receivers {
+            let alert = client == alerted ? "\(client.app): notification from \(name)" : nil
             await offerCentral(
-                app, id, .valueUpdate, "\(characteristic.uuid) of \(name) = \(value.count) octets",
+                client.app, client.manager, .valueUpdate, "\(characteristic.uuid) of \(name) = \(value.count) octets",
                 coalescingKey: "\(identifier) \(characteristic.handle)", alert: alert
             ) { manager in
                 .valueUpdated(manager.handle(for: peripheral), characteristic, value)

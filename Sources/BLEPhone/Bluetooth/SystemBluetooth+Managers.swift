@@ -66,15 +66,19 @@ extension SystemBluetooth {
         let restoring = preserved != nil
         if !restoring { apps[app]?.centrals[id] = CentralClient(id: id, launch: context.launchNumber) }
         apps[app]?.centrals[id]?.launch = context.launchNumber
-        apps[app]?.centrals[id]?.mailbox.attach(manager)
-        if restoring, let client = apps[app]?.centrals[id] {
-            let restored = await restoredState(client, for: manager)
-            manager.yield(.willRestoreState(restored))
-            await phone?.record(
-                .restored(restoreIdentifier: restoreIdentifier ?? "", summary: Self.summary(of: client)), app: app)
-        }
+        guard let client = apps[app]?.centrals[id] else { return manager }
+        // Everything awaited first: from attaching to the first two events nothing suspends, so
+        // no delivery can come between them (willRestoreState first, then the state).
+        let restored = restoring ? await restoredState(client, for: manager) : nil
         let state = await central.state
+        client.mailbox.attach(manager)
+        if let restored { manager.yield(.willRestoreState(restored)) }
         manager.yield(.stateUpdated(state))
+        if restoring {
+            await phone?.record(
+                .restored(restoreIdentifier: restoreIdentifier ?? "", summary: summary(of: client, of: app)), app: app)
+            await phone?.record(.eventDelivered(.willRestoreState, summary: "\(id)"), app: app)
+        }
         await phone?.record(.eventDelivered(.stateUpdate, summary: "\(id): \(state)"), app: app)
         await phone?.managerAttached(id, of: app)
         await refreshScan()
@@ -91,14 +95,17 @@ extension SystemBluetooth {
         let restoring = preserved != nil
         if !restoring { apps[app]?.peripherals[id] = PeripheralClient(id: id, launch: context.launchNumber) }
         apps[app]?.peripherals[id]?.launch = context.launchNumber
-        apps[app]?.peripherals[id]?.mailbox.attach(manager)
-        if restoring, let client = apps[app]?.peripherals[id] {
-            manager.yield(.willRestoreState(await restoredState(client)))
+        guard let client = apps[app]?.peripherals[id] else { return manager }
+        let restored = restoring ? await restoredState(client) : nil
+        let state = await peripheralManagerState
+        client.mailbox.attach(manager)
+        if let restored { manager.yield(.willRestoreState(restored)) }
+        manager.yield(.stateUpdated(state))
+        if restoring {
             await phone?.record(
                 .restored(restoreIdentifier: restoreIdentifier ?? "", summary: Self.summary(of: client)), app: app)
+            await phone?.record(.eventDelivered(.willRestoreState, summary: "\(id)"), app: app)
         }
-        let state = await peripheralManagerState
-        manager.yield(.stateUpdated(state))
         await phone?.record(.eventDelivered(.stateUpdate, summary: "\(id): \(state)"), app: app)
         await phone?.managerAttached(id, of: app)
         await refreshAdvertising()
@@ -109,12 +116,14 @@ extension SystemBluetooth {
     func restoredState(_ client: CentralClient, for manager: PhoneCentralManager) async -> RestoredState {
         var peripherals: [PhonePeripheral] = []
         var subscriptions: [(peripheral: PhonePeripheral, characteristic: Characteristic)] = []
-        for identifier in client.held.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+        let key = ClientKey(manager.app, client.id)
+        let subscribed = links.subscriptions(of: key)
+        for identifier in links.held(by: key).keys.sorted(by: { $0.uuidString < $1.uuidString }) {
             guard let peripheral = await systemPeripheral(identifier) else { continue }
             let handle = manager.handle(for: peripheral)
             peripherals.append(handle)
             let characteristics = await peripheral.services?.flatMap { $0.characteristics ?? [] } ?? []
-            for key in client.subscriptions where key.peripheral == identifier {
+            for key in subscribed where key.peripheral == identifier {
                 if let characteristic = characteristics.first(where: { $0.handle == key.valueHandle }) {
                     subscriptions.append((handle, characteristic))
                 }
@@ -130,23 +139,28 @@ extension SystemBluetooth {
         let services = await peripheralManager?.services ?? []
         let mine = services.filter { service in published.contains { $0.handleRange == service.handleRange } }
         let characteristics = mine.flatMap { $0.characteristics ?? [] }
-        let subscribed = client.subscribers.keys.sorted { ($0.peripheral.uuidString, $0.valueHandle) < ($1.peripheral.uuidString, $1.valueHandle) }
-            .compactMap { key -> (central: Central, characteristic: Characteristic)? in
-                guard let central = client.subscribers[key],
-                    let characteristic = characteristics.first(where: { $0.handle == key.valueHandle })
-                else { return nil }
-                return (central, characteristic)
-            }
+        let subscribed = client.subscribers.keys.sorted {
+            ($0.peripheral.uuidString, $0.valueHandle) < ($1.peripheral.uuidString, $1.valueHandle)
+        }
+        .compactMap { key -> (central: Central, characteristic: Characteristic)? in
+            guard let central = client.subscribers[key],
+                let characteristic = characteristics.first(where: { $0.handle == key.valueHandle })
+            else { return nil }
+            return (central, characteristic)
+        }
         return RestoredPeripheralManagerState(
-            services: mine.isEmpty ? published : mine, advertisement: client.advertisement, subscribedCentrals: subscribed)
+            services: mine.isEmpty ? published : mine, advertisement: client.advertisement,
+            subscribedCentrals: subscribed)
     }
 
-    static func summary(of client: CentralClient) -> String {
+    func summary(of client: CentralClient, of app: AppIdentifier) -> String {
         var parts: [String] = []
-        let connected = client.held.values.filter { $0.state == .connected }.count
-        let connecting = client.held.count - connected
-        parts.append("\(connected) connected, \(connecting) pending")
-        parts.append("\(client.subscriptions.count) subscription\(client.subscriptions.count == 1 ? "" : "s")")
+        let key = ClientKey(app, client.id)
+        let held = links.held(by: key)
+        let connected = held.values.filter { $0.state == .connected }.count
+        parts.append("\(connected) connected, \(held.count - connected) pending")
+        let subscriptions = links.subscriptions(of: key).count
+        parts.append("\(subscriptions) subscription\(subscriptions == 1 ? "" : "s")")
         if let scan = client.scan {
             parts.append("scanning for \(scan.services.map { $0.map(\.description).joined(separator: ", ") } ?? "all")")
         }

@@ -154,6 +154,19 @@ extension SystemBluetooth {
         guard let (app, id) = owner(of: request.characteristic.handle) else {
             return await orphan(request)
         }
+        if advertisingMode(app) == .off {
+            // A foreground-only app in the background: remote reads of its dynamic values fail
+            // (Core Bluetooth Programming Guide, "Core Bluetooth Background Processing for iOS
+            // Apps"); answered at once rather than held until the app is in front.
+            statistics.refusedReads += 1
+            await peripheralManager?.respond(to: request, withResult: .error(.unlikelyError))
+            await phone?.record(
+                .eventDropped(
+                    .readRequest, summary: "read request for \(request.characteristic.uuid)",
+                    why: "a foreground-only app in the background: remote reads fail"),
+                app: app)
+            return
+        }
         await offerPeripheral(
             app, id, .readRequest, "read request for \(request.characteristic.uuid) from \(request.central.identifier)",
             .readRequest(request))

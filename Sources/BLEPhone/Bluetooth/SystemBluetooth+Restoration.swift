@@ -18,14 +18,8 @@ extension SystemBluetooth {
             client.launch = nil
             apps[app]?.centrals[client.id] = client
             guard client.id.restoreIdentifier == nil else { continue }
-            apps[app]?.centrals[client.id]?.scan = nil
-            for identifier in client.held.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
-                apps[app]?.centrals[client.id]?.held[identifier] = nil
-                if let peripheral = await systemPeripheral(identifier) {
-                    await release(peripheral, subscriptionsOf: app, client.id)
-                }
-            }
             apps[app]?.centrals[client.id] = nil
+            await carryOut(links.clientEnded(ClientKey(app, client.id)))
         }
         for var client in entry.peripherals.values.sorted(by: { $0.id.serial < $1.id.serial }) {
             client.mailbox.attach(nil)
@@ -44,7 +38,7 @@ extension SystemBluetooth {
         if apps[app]?.isEmpty == true {
             apps[app] = nil
         } else {
-            logger.info("system Bluetooth: \(app) ended (\(reason)); its preserved managers stay")
+            logger.debug("system Bluetooth: \(app) ended (\(reason)); its preserved managers stay")
         }
         await refreshScan()
         await refreshAdvertising()
@@ -69,17 +63,18 @@ extension SystemBluetooth {
             preserved.scan = client.scan.map {
                 RestorationRecord.Scan(services: $0.services?.map(\.description), options: $0.options)
             }
-            for identifier in client.held.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
-                guard let held = client.held[identifier] else { continue }
+            let key = ClientKey(app, client.id)
+            let holds = links.held(by: key)
+            let subscriptions = links.subscriptions(of: key)
+            for identifier in holds.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+                guard let held = holds[identifier] else { continue }
                 preserved.peripherals.append(
                     RestorationRecord.Peripheral(
                         identifier: identifier, state: held.state == .connected ? .connected : .connecting,
                         options: held.options))
                 let characteristics =
                     await systemPeripheral(identifier)?.services?.flatMap { $0.characteristics ?? [] } ?? []
-                for key in client.subscriptions.filter({ $0.peripheral == identifier }).sorted(by: {
-                    $0.valueHandle < $1.valueHandle
-                }) {
+                for key in subscriptions where key.peripheral == identifier {
                     let characteristic = characteristics.first { $0.handle == key.valueHandle }
                     preserved.subscriptions.append(
                         RestorationRecord.Subscription(
@@ -119,7 +114,8 @@ extension SystemBluetooth {
     /// services are not in the record, so the app adds them again.
     package func restore(_ record: RestorationRecord, for app: AppIdentifier) async {
         if apps[app] == nil {
-            let identifiers = Set(record.centrals.map(\.restoreIdentifier) + record.peripheralManagers.map(\.restoreIdentifier))
+            let identifiers = Set(
+                record.centrals.map(\.restoreIdentifier) + record.peripheralManagers.map(\.restoreIdentifier))
             apps[app] = AppBluetooth(
                 declaration: AppDeclaration(
                     bundleIdentifier: app.bundleIdentifier, backgroundModes: record.backgroundModes,
@@ -134,13 +130,12 @@ extension SystemBluetooth {
             }
             apps[app]?.centrals[id] = client
             for peripheral in preserved.peripherals {
-                guard let system = await systemPeripheral(peripheral.identifier) else {
-                    logger.warning("system Bluetooth: \(app)'s restored peripheral \(peripheral.identifier) is unknown here")
+                guard await systemPeripheral(peripheral.identifier) != nil else {
+                    logger.warning(
+                        "system Bluetooth: \(app)'s restored peripheral \(peripheral.identifier) is unknown here")
                     continue
                 }
-                apps[app]?.centrals[id]?.held[peripheral.identifier] = HeldPeripheral(
-                    state: .connecting, options: peripheral.options)
-                startAttempt(system)
+                await carryOut(links.restore(ClientKey(app, id), peripheral.identifier, options: peripheral.options))
             }
         }
         for preserved in record.peripheralManagers {

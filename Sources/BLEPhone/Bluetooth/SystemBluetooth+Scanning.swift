@@ -47,7 +47,8 @@ extension SystemBluetooth {
         let discoveries: EventStream<Discovery>
         do {
             // Every advertisement: each app's scan filters and coalesces on its own.
-            discoveries = try await central.scanForPeripherals(withServices: nil, options: ScanOptions(allowDuplicates: true))
+            discoveries = try await central.scanForPeripherals(
+                withServices: nil, options: ScanOptions(allowDuplicates: true))
         } catch {
             systemScanOn = false
             logger.warning("system Bluetooth: cannot scan: \(error)")

@@ -1,5 +1,6 @@
 import BLE
 import BLEWire
+import BLELocking
 import BLESimulation
 import Foundation
 import Logging
@@ -47,8 +48,11 @@ package actor SystemBluetooth {
     var deliveryInterceptor: (@Sendable (AppBluetoothDelivery, AppIdentifier) -> Void)?
     /// Peripherals whose events are read (value updates), by identifier.
     var watched: [UUID: Task<Void, Never>] = [:]
-    /// The system's connect attempts, by peripheral.
-    var attempts: [UUID: Task<Void, Never>] = [:]
+    /// Who holds which link and subscription (the decisions; this actor carries them out).
+    var links = LinkTable()
+    /// The system's connect attempts, by peripheral, each with its token.
+    var attempts: [UUID: (token: UInt64, task: Task<Void, Never>)] = [:]
+    var nextAttempt: UInt64 = 0
     /// The advertisement the peripheral manager sends now.
     var advertised: AdvertisementData?
     /// Counts what went wrong without an app to tell (each also logged).
@@ -56,12 +60,28 @@ package actor SystemBluetooth {
     /// Foreground arrivals, counted (the most recent wins the alerts).
     var foregroundClock = 0
     var pumps: [Task<Void, Never>] = []
+    /// Deliveries the phone made when no manager of the app was attached (counted where the
+    /// phone calls them, outside the actor).
+    nonisolated let unattachedDeliveries = Locked(0)
 
-    package init(radio: Radio, logger: Logger) async {
+    /// The service on a new host of `radio`. With `knownPeripheralsFile`, the central manager
+    /// remembers every peripheral it sees in that file, so that a new process restoring a
+    /// record (`restore(_:for:)`) can connect to the peripherals of the old one; a file that
+    /// cannot be read is logged and not used.
+    package init(radio: Radio, logger: Logger, knownPeripheralsFile: String? = nil) async {
         self.radio = radio
         self.logger = logger
         taskExecutor = Self.taskExecutor(of: radio)
-        central = await CentralManager(radio: radio)
+        if let knownPeripheralsFile {
+            do {
+                central = try await CentralManager(radio: radio, knownPeripheralsFile: knownPeripheralsFile)
+            } catch {
+                logger.error("system Bluetooth: known peripherals not used: \(error)")
+                central = await CentralManager(radio: radio)
+            }
+        } else {
+            central = await CentralManager(radio: radio)
+        }
         do {
             peripheralManager = try await PeripheralManager(radio: radio)
         } catch {
@@ -163,11 +183,14 @@ package actor SystemBluetooth {
     ) async {
         guard let mailbox = apps[app]?.centrals[id]?.mailbox else { return }
         let logger = self.logger
+        let lost = unattachedDeliveries
         let delivery = AppBluetoothDelivery(
             manager: id, kind: kind, summary: summary, coalescingKey: coalescingKey, alert: alert
         ) {
             let delivered = mailbox.deliver { manager in manager.yield(make(manager)) }
-            if !delivered { logger.warning("system Bluetooth: \(app)'s \(id) is gone; \(kind) not delivered") }
+            guard !delivered else { return }
+            lost.withLock { $0 += 1 }
+            logger.warning("system Bluetooth: \(app)'s \(id) is not attached; \(kind) not delivered")
         }
         await send(delivery, to: app)
     }
@@ -179,9 +202,12 @@ package actor SystemBluetooth {
     ) async {
         guard let mailbox = apps[app]?.peripherals[id]?.mailbox else { return }
         let logger = self.logger
+        let lost = unattachedDeliveries
         let delivery = AppBluetoothDelivery(manager: id, kind: kind, summary: summary, coalescingKey: coalescingKey) {
             let delivered = mailbox.deliver { manager in manager.yield(event) }
-            if !delivered { logger.warning("system Bluetooth: \(app)'s \(id) is gone; \(kind) not delivered") }
+            guard !delivered else { return }
+            lost.withLock { $0 += 1 }
+            logger.warning("system Bluetooth: \(app)'s \(id) is not attached; \(kind) not delivered")
         }
         await send(delivery, to: app)
     }
@@ -198,6 +224,8 @@ package struct SystemBluetoothStatistics: Sendable, Hashable {
     package var undelivered = 0
     /// Requests for characteristics no app owns any more (answered with an error).
     package var orphanRequests = 0
+    /// Reads of a foreground-only app's values while it is in the background (refused).
+    package var refusedReads = 0
     /// Advertising the controller refused.
     package var advertisingFailures = 0
     /// Restore identifiers the declaration does not list (ignored).

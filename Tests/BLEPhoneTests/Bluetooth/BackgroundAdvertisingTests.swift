@@ -19,7 +19,8 @@ struct BackgroundAdvertisingTests {
     static func heard(on radio: VirtualRadio, for duration: Duration) async throws -> [AdvertisementData] {
         let scanner = await CentralManager(radio: .virtual(radio, position: AirPosition(x: -2, y: 0, z: 0)))
         try await scanner.powerOn()
-        let discoveries = try await scanner.scanForPeripherals(withServices: nil, options: ScanOptions(allowDuplicates: true))
+        let discoveries = try await scanner.scanForPeripherals(
+            withServices: nil, options: ScanOptions(allowDuplicates: true))
         let clock = radio.simulation.clock
         let stopper = Task(executorPreference: radio.simulation.executor) {
             try await clock.sleep(for: duration)
@@ -41,11 +42,14 @@ struct BackgroundAdvertisingTests {
             let heard = try await Self.heard(on: bed.radio, for: .seconds(1))
             let mine = heard.filter { $0.serviceUUIDs.contains(Self.appService) }
             #expect(!mine.isEmpty)
-            #expect(mine.allSatisfy { $0.localName == "phoneapp" && $0.manufacturerData == nil && $0.serviceData.isEmpty })
+            #expect(
+                mine.allSatisfy { $0.localName == "phoneapp" && $0.manufacturerData == nil && $0.serviceData.isEmpty })
         }
     }
 
-    @Test("bluetooth-peripheral in the background: no local name, the UUIDs in the overflow area (Apple's 0x004C bitmask, our hash)")
+    @Test(
+        "bluetooth-peripheral in the background: no local name, the UUIDs in the overflow area (Apple's 0x004C bitmask, our hash)"
+    )
     func backgroundOverflow() async throws {
         try await BluetoothTestBed.run(advertising: false) { bed in
             let context = await bed.launch("com.example.peripheral", modes: [.bluetoothPeripheral])
@@ -53,14 +57,17 @@ struct BackgroundAdvertisingTests {
             try await manager.startAdvertising(localName: "phoneapp", serviceUUIDs: [Self.appService])
             await bed.set(context, .background)
             let heard = try await Self.heard(on: bed.radio, for: .seconds(1))
-            let overflow = heard.filter { $0.manufacturerData?.companyIdentifier == OverflowArea.appleCompanyIdentifier }
+            let overflow = heard.filter {
+                $0.manufacturerData?.companyIdentifier == OverflowArea.appleCompanyIdentifier
+            }
             #expect(!overflow.isEmpty)
             // Nobody sees the UUID itself, nor the name.
             #expect(heard.allSatisfy { !$0.serviceUUIDs.contains(Self.appService) && $0.localName != "phoneapp" })
             let data = try #require(overflow.first?.manufacturerData?.data)
             #expect(data.count == 17 && data[0] == 0x01)
             #expect(data.dropFirst().reduce(0) { $0 + $1.nonzeroBitCount } == 1)
-            #expect(overflow.first?.overflowServiceUUIDs(among: [Self.appService, Self.otherService]) == [Self.appService])
+            #expect(
+                overflow.first?.overflowServiceUUIDs(among: [Self.appService, Self.otherService]) == [Self.appService])
         }
     }
 

@@ -8,7 +8,9 @@ import Testing
 /// Processing for iOS Apps"; phone-rules.md).
 @Suite("Phone: background scan rules")
 struct BackgroundScanTests {
-    @Test("bluetooth-central in the background: a scan without service UUIDs finds nothing (the system does not scan for it)")
+    @Test(
+        "bluetooth-central in the background: a scan without service UUIDs finds nothing (the system does not scan for it)"
+    )
     func backgroundScanNeedsServices() async throws {
         try await BluetoothTestBed.run { bed in
             let context = await bed.launch("com.example.central", modes: [.bluetoothCentral])
@@ -42,7 +44,9 @@ struct BackgroundScanTests {
         }
     }
 
-    @Test("bluetooth-central in the background: discoveries coalesced until the scan restarts or the peripheral connects or disconnects")
+    @Test(
+        "bluetooth-central in the background: discoveries coalesced until the scan restarts or the peripheral connects or disconnects"
+    )
     func coalescedUntilRestartOrLinkChange() async throws {
         try await BluetoothTestBed.run { bed in
             let context = await bed.launch("com.example.central", modes: [.bluetoothCentral])
@@ -55,13 +59,16 @@ struct BackgroundScanTests {
             try await central.scanForPeripherals(withServices: [BluetoothTestBed.serviceUUID])
             try await bed.sleep(for: .seconds(5))
             #expect(bed.log.entries(of: context.app, .discovery).count == 2)
-            // Another app connects and disconnects it: reported once more.
+            // Another app connects it (the device goes on advertising): reported once more; and
+            // again once it disconnects.
             let other = await bed.launch("com.example.other")
             let otherCentral = await other.centralManager()
             let (peripheral, _, _) = try await bed.connectToDevice(otherCentral)
-            await otherCentral.cancelPeripheralConnection(peripheral)
             try await bed.sleep(for: .seconds(5))
             #expect(bed.log.entries(of: context.app, .discovery).count == 3)
+            await otherCentral.cancelPeripheralConnection(peripheral)
+            try await bed.sleep(for: .seconds(5))
+            #expect(bed.log.entries(of: context.app, .discovery).count == 4)
         }
     }
 
@@ -86,7 +93,9 @@ struct BackgroundScanTests {
         }
     }
 
-    @Test("Foreground-only app: a pending connect stays in the background, completes, and its event still goes to the phone")
+    @Test(
+        "Foreground-only app: a pending connect stays in the background, completes, and its event still goes to the phone"
+    )
     func foregroundOnlyPendingConnect() async throws {
         try await BluetoothTestBed.run { bed in
             let context = await bed.launch("com.example.plain")
@@ -126,7 +135,9 @@ struct AppScanTests {
         ]
         #expect(duplicates == [true, true, false])
         var once = AppScan(services: nil, options: PhoneScanOptions())
-        let single = [once.admit(peripheral, advertised, in: .foreground), once.admit(peripheral, advertised, in: .foreground)]
+        let single = [
+            once.admit(peripheral, advertised, in: .foreground), once.admit(peripheral, advertised, in: .foreground),
+        ]
         #expect(single == [true, false])
     }
 
@@ -138,7 +149,9 @@ struct AppScanTests {
         #expect(!withoutServices)
         var scan = AppScan(services: [0xFFF0], options: PhoneScanOptions(allowDuplicates: true))
         #expect(scan.needsRadio(in: .background))
-        var results = [scan.admit(peripheral, advertised, in: .background), scan.admit(peripheral, advertised, in: .background)]
+        var results = [
+            scan.admit(peripheral, advertised, in: .background), scan.admit(peripheral, advertised, in: .background),
+        ]
         scan.forget(peripheral)
         results.append(scan.admit(peripheral, advertised, in: .background))
         results.append(scan.admit(UUID(), advertised, in: .paused))

@@ -105,6 +105,13 @@ struct BluetoothTestBed: Sendable {
         try await radio.simulation.run {
             let device = try await PeripheralManager(radio: .virtual(radio, position: AirPosition(x: 2, y: 0, z: 0)))
             try await device.powerOn()
+            // The device accepts every write (its stored values take them).
+            let writes = device.writeRequests
+            Task(executorPreference: radio.simulation.executor) {
+                for await requests in writes {
+                    if let first = requests.first { await device.respond(to: first, withResult: .success) }
+                }
+            }
             let phone = await Phone(profile: profile, radio: radio)
             let log = DeliveryLog()
             let system = await phone.bluetooth
@@ -174,7 +181,9 @@ struct BluetoothTestBed: Sendable {
     }
 
     /// The device's stream characteristic, once a central subscribed to it.
-    func waitForSubscription(_ events: inout EventStream<PeripheralManagerEvent>.Iterator) async throws -> Characteristic {
+    func waitForSubscription(_ events: inout EventStream<PeripheralManagerEvent>.Iterator) async throws
+        -> Characteristic
+    {
         while let event = await events.next() {
             if case .subscribed(_, let characteristic) = event { return characteristic }
         }

@@ -8,7 +8,9 @@ import Testing
 /// (Core Bluetooth Programming Guide; phone-rules.md).
 @Suite("Phone: central manager through the system service")
 struct PhoneCentralTests {
-    @Test("Scan, connect, discover, write and subscribe through the phone; a notification is a .valueUpdate delivery keyed by peripheral and characteristic")
+    @Test(
+        "Scan, connect, discover, write and subscribe through the phone; a notification is a .valueUpdate delivery keyed by peripheral and characteristic"
+    )
     func scanConnectWriteNotify() async throws {
         try await BluetoothTestBed.run { bed in
             let context = await bed.launch("com.example.app")
@@ -19,7 +21,8 @@ struct PhoneCentralTests {
             #expect(await peripheral.state == .connected)
             #expect(await peripheral.name == BluetoothTestBed.deviceName)
 
-            let control = try await peripheral.characteristic(BluetoothTestBed.controlUUID, inService: BluetoothTestBed.serviceUUID)
+            let control = try await peripheral.characteristic(
+                BluetoothTestBed.controlUUID, inService: BluetoothTestBed.serviceUUID)
             try await peripheral.writeValue([7, 8], for: control, type: .withResponse)
             #expect(try await peripheral.readValue(for: control) == [7, 8])
 
@@ -45,7 +48,7 @@ struct PhoneCentralTests {
         }
     }
 
-    @Test("A manager's first event is its state; every answer goes through the phone in call order")
+    @Test("A manager's first event is its state (centralManagerDidUpdateState)")
     func firstEventIsState() async throws {
         try await BluetoothTestBed.run { bed in
             let context = await bed.launch("com.example.app")
@@ -112,7 +115,8 @@ struct PhoneCentralTests {
             try await bed.sleep(for: .seconds(3600))
             #expect(await peripheral.state == .connecting)
             #expect(bed.log.entries(of: context.app, .connectionFailure).isEmpty)
-            try await bed.device.startAdvertising(AdvertisementData(localName: "headset", serviceUUIDs: [BluetoothTestBed.serviceUUID]))
+            try await bed.device.startAdvertising(
+                AdvertisementData(localName: "headset", serviceUUIDs: [BluetoothTestBed.serviceUUID]))
             _ = try await bed.next(&events) { event -> Bool? in
                 if case .connected = event { return true }
                 return nil
@@ -127,7 +131,8 @@ struct PhoneCentralTests {
             let context = await bed.launch("com.example.app")
             let central = await context.centralManager()
             var deviceEvents = bed.device.events.makeAsyncIterator()
-            let options = PhoneConnectOptions(notifyOnConnection: true, notifyOnDisconnection: true, notifyOnNotification: true)
+            let options = PhoneConnectOptions(
+                notifyOnConnection: true, notifyOnDisconnection: true, notifyOnNotification: true)
             let (peripheral, stream, events) = try await bed.connectToDevice(central, options: options)
             var appEvents = events
             try await peripheral.setNotifyValue(true, for: stream)
@@ -139,7 +144,10 @@ struct PhoneCentralTests {
             }
             let app = context.app
             #expect(bed.log.entries(of: app, .connection).map(\.alert) == ["com.example.app: connected to \"headset\""])
-            #expect(bed.log.entries(of: app, .valueUpdate).map(\.alert) == ["com.example.app: notification from \"headset\""])
+            #expect(
+                bed.log.entries(of: app, .valueUpdate).map(\.alert) == [
+                    "com.example.app: notification from \"headset\""
+                ])
             #expect(bed.log.entries(of: app, .discovery).allSatisfy { $0.alert == nil })
             // The device goes away (power off: Remote Device Terminated, 0x15): the disconnection alert.
             await bed.device.powerOff()
@@ -147,7 +155,8 @@ struct PhoneCentralTests {
                 if case .disconnected = event { return true }
                 return nil
             }
-            #expect(bed.log.entries(of: app, .disconnection).map(\.alert) == ["com.example.app: \"headset\" disconnected"])
+            #expect(
+                bed.log.entries(of: app, .disconnection).map(\.alert) == ["com.example.app: \"headset\" disconnected"])
         }
     }
 

@@ -10,10 +10,13 @@ import Testing
 struct RestorationTests {
     static let restoreID = "central"
 
-    @Test("Kill with a restore identifier keeps link and subscription; the new manager gets willRestoreState, then poweredOn, then the held notification")
+    @Test(
+        "Kill with a restore identifier keeps link and subscription; the new manager gets willRestoreState, then poweredOn, then the held notification"
+    )
     func killAndRestore() async throws {
         try await BluetoothTestBed.run { bed in
-            let first = await bed.launch("com.example.app", modes: [.bluetoothCentral], restoreIdentifiers: [Self.restoreID])
+            let first = await bed.launch(
+                "com.example.app", modes: [.bluetoothCentral], restoreIdentifiers: [Self.restoreID])
             let central = await first.centralManager(restoreIdentifier: Self.restoreID)
             #expect(central.restoreIdentifier == Self.restoreID)
             var deviceEvents = bed.device.events.makeAsyncIterator()
@@ -94,10 +97,13 @@ struct RestorationTests {
         }
     }
 
-    @Test("A pending connect and a scan are preserved; the restored peripheral is .connecting; the record round-trips as JSON")
+    @Test(
+        "A pending connect and a scan are preserved; the restored peripheral is .connecting; the record round-trips as JSON"
+    )
     func pendingAndScanPreserved() async throws {
         try await BluetoothTestBed.run { bed in
-            let first = await bed.launch("com.example.app", modes: [.bluetoothCentral], restoreIdentifiers: [Self.restoreID])
+            let first = await bed.launch(
+                "com.example.app", modes: [.bluetoothCentral], restoreIdentifiers: [Self.restoreID])
             let central = await first.centralManager(restoreIdentifier: Self.restoreID)
             var events = central.events.makeAsyncIterator()
             try await central.scanForPeripherals(withServices: [BluetoothTestBed.serviceUUID])
@@ -130,10 +136,13 @@ struct RestorationTests {
         }
     }
 
-    @Test("A merely resumed app makes no new manager and gets no willRestoreState; a second manager with the same identifier in one instance is not restored")
+    @Test(
+        "A merely resumed app makes no new manager and gets no willRestoreState; a second manager with the same identifier in one instance is not restored"
+    )
     func noRestoreWithinOneInstance() async throws {
         try await BluetoothTestBed.run { bed in
-            let context = await bed.launch("com.example.app", modes: [.bluetoothCentral], restoreIdentifiers: [Self.restoreID])
+            let context = await bed.launch(
+                "com.example.app", modes: [.bluetoothCentral], restoreIdentifiers: [Self.restoreID])
             _ = await context.centralManager(restoreIdentifier: Self.restoreID)
             let again = await context.centralManager(restoreIdentifier: Self.restoreID)
             #expect(again.restoreIdentifier == nil)
@@ -167,7 +176,8 @@ struct RestorationTests {
                 if case .disconnected(_, let reason) = event { return reason }
                 return nil
             }
-            #expect(reason == .remoteDeviceTerminatedPowerOff)
+            // This side ended the link (Core 5.4 Vol 4 Part E §7.7.5: 0x16).
+            #expect(reason == .connectionTerminatedByLocalHost)
             #expect(await peripheral.state == .disconnected)
             #expect(await bed.system.central.isScanning == false)
             #expect(await scanner.isScanning == false)
