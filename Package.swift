@@ -189,8 +189,8 @@ let package = Package(
         .testTarget(
             name: "BLEDevicesTests",
             dependencies: [
-                "BLEDevices", "BLECompanion", "BLE", "BLEBenchmarks", "BLEWire", "BLESimulation", "BLETestSupport",
-                "BLELocking",
+                "BLEDevices", "BLEPhone", "BLECompanion", "BLE", "BLEBenchmarks", "BLEWire", "BLESimulation",
+                "BLETestSupport", "BLELocking",
             ]
         ),
         .testTarget(

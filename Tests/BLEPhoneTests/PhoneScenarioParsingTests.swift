@@ -50,7 +50,7 @@ struct PhoneScenarioParsingTests {
             profile: .init(
                 name: "ios12", wakeWindow: .seconds(0.5), backgroundTaskBudget: .seconds(100),
                 expirationLead: .seconds(3),
-                suspensionDelay: .seconds(2), autoLock: .never),
+                suspensionDelay: .seconds(2), autoLock: .never, coalescing: .bounded(3)),
             app: .init(
                 bundleIdentifier: "com.example.app", backgroundModes: [.bluetoothCentral, .bluetoothPeripheral],
                 restoreIdentifiers: ["a", "b"], usesAccessorySetupKit: true,
@@ -59,8 +59,14 @@ struct PhoneScenarioParsingTests {
                     .init(on: .enterBackground, do: [.beginTask("t"), .work(.seconds(2.25)), .endTask("t")]),
                     .init(on: .bluetooth(.connected, device: "hs"), do: [.subscribe(device: "hs")]),
                     .init(on: .bluetooth(.notification, device: nil), do: [.write(device: "hs", value: [0x88, 0x05])]),
-                    .init(on: .timer(every: .seconds(30)), do: [.disconnect(device: "hs"), .connect(device: "hs")]),
-                    .init(on: .becomeActive, do: []), .init(on: .enterForeground, do: []),
+                    .init(
+                        on: .timer(every: .seconds(30)),
+                        do: [
+                            .disconnect(device: "hs"), .connect(device: "hs"),
+                            .connect(device: "hs", alerts: [.disconnection, .notification]),
+                        ]),
+                    .init(on: .becomeActive, do: [.work(.seconds(1))], inCallback: true),
+                    .init(on: .enterForeground, do: []),
                 ]),
             devices: [.init(name: "hs", notifyPeriod: nil, distance: 2.5)],
             timeline: [
@@ -192,6 +198,35 @@ struct PhoneScenarioParsingTests {
         #expect(kind.path == "duration_s")
         #expect(kind.problem == "expected a number, found a string")
         #expect(kind.line == 1)
+    }
+
+    @Test("Damaged files get a located error, never a trap: every truncation and byte substitution of an example")
+    func damagedFiles() throws {
+        var bytes = try [UInt8](
+            Data(contentsOf: examples.appendingPathComponent("restoration-memory-vs-force-quit.json")))
+        // Without its final newline, so that every shorter prefix is incomplete.
+        while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        var errors = 0
+        for length in 0..<bytes.count {
+            do {
+                _ = try PhoneScenario(parsing: Array(bytes[..<length]))
+            } catch {
+                errors += 1
+                #expect(error.line >= 1 && error.column >= 1)
+            }
+        }
+        #expect(errors == bytes.count)
+        for index in stride(from: 0, to: bytes.count, by: 11) {
+            for replacement: UInt8 in [0x00, 0x22, 0x7B, 0xFF] {
+                var damaged = bytes
+                damaged[index] = replacement
+                do {
+                    _ = try PhoneScenario(parsing: damaged)
+                } catch {
+                    #expect(!error.description.isEmpty)
+                }
+            }
+        }
     }
 
     @Test("Expectations read the trace: state at an instant, kills, launches, deliveries, drops, alerts, notes")

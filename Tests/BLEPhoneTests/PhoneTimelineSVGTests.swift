@@ -93,6 +93,25 @@ struct PhoneTimelineSVGTests {
         #expect(!svg.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
     }
 
+    @Test("Ticks within one pixel merge into one, labelled by the weightiest: a kill over a launch over an action")
+    func tickMerging() {
+        let app = AppIdentifier("a")
+        let at = VirtualInstant(nanoseconds: 5_000_000_000)
+        let entries = [
+            PhoneTraceEntry(time: at, app: app, event: .user(.open(app))),
+            PhoneTraceEntry(time: at, app: app, event: .launched(.user)),
+            PhoneTraceEntry(time: VirtualInstant(nanoseconds: 60_000_000_000), app: app, event: .system(.crash(app))),
+            PhoneTraceEntry(time: VirtualInstant(nanoseconds: 60_000_000_000), app: app, event: .killed(.crash)),
+        ]
+        let (shape, ok) = SVGShape.parse(PhoneTimelineSVG().render(entries))
+        #expect(ok)
+        #expect(shape.classes["t-launch"] == 1)
+        #expect(shape.classes["t-kill"] == 1)
+        #expect(shape.classes["t-action"] == nil)
+        #expect(shape.texts.contains("launch +1"))
+        #expect(shape.texts.contains("killed +1"))
+    }
+
     @Test("Axis steps suit the span: seconds, minutes and a day each get five to ten ticks")
     func axisTicks() {
         for span: Int64 in [2_000, 10_000, 90_000, 3_600_000, 86_400_000] {

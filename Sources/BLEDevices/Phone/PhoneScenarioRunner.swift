@@ -46,6 +46,7 @@ public enum PhoneScenarioRunner {
         let simulation = radio.simulation
         return try await simulation.run {
             let phone = await Phone(profile: profile, radio: radio, logger: logger)
+            if let coalescing = scenario.profile.coalescing { await phone.setEventCoalescing(coalescing) }
             var devices: [String: ScenarioDevice] = [:]
             for (index, spec) in scenario.devices.enumerated() {
                 do {

@@ -37,6 +37,12 @@ enum ScenarioEncoder {
         case .never: object["auto_lock_s"] = .null
         case .after(let idle): object["auto_lock_s"] = seconds(idle)
         }
+        switch profile.coalescing {
+        case nil: break
+        case .none?: object["coalescing"] = .string("none")
+        case .latestPerKey?: object["coalescing"] = .string("latest_per_characteristic")
+        case .bounded(let count)?: object["coalescing"] = .number(Double(count))
+        }
         return object.count == 1 ? .string(profile.name) : .object(object)
     }
 
@@ -55,6 +61,7 @@ enum ScenarioEncoder {
 
     static func reaction(_ reaction: PhoneScenario.Reaction) -> JSONValue {
         var object: [String: JSONValue] = ["do": .array(reaction.steps.map(step))]
+        if reaction.inCallback { object["in_callback"] = .bool(true) }
         switch reaction.trigger {
         case .bluetooth(let trigger, let device):
             object["on"] = .string(trigger.rawValue)
@@ -76,7 +83,10 @@ enum ScenarioEncoder {
         case .endTask(let name): (key, value) = ("end_task", .string(name))
         case .work(let duration): (key, value) = ("work_s", seconds(duration))
         case .scan(let device): (key, value) = ("scan", .string(device))
-        case .connect(let device): (key, value) = ("connect", .string(device))
+        case .connect(let device, let alerts) where alerts.isEmpty: (key, value) = ("connect", .string(device))
+        case .connect(let device, let alerts):
+            let names = alerts.map(\.rawValue).sorted().map(JSONValue.string)
+            (key, value) = ("connect", .object(["device": .string(device), "notify_on": .array(names)]))
         case .disconnect(let device): (key, value) = ("disconnect", .string(device))
         case .subscribe(let device): (key, value) = ("subscribe", .string(device))
         case .write(let device, let bytes):

@@ -84,7 +84,7 @@ enum ScenarioParser {
         }
         let object = try cursor.object(allowing: [
             "name", "wake_window_s", "background_task_budget_s", "expiration_lead_s", "suspension_delay_s",
-            "auto_lock_s",
+            "auto_lock_s", "coalescing",
         ])
         let nameCursor = try required("name", in: object)
         let name = try nameCursor.string()
@@ -102,6 +102,15 @@ enum ScenarioParser {
                 profile.autoLock = .never
             } else {
                 profile.autoLock = .after(try seconds(lock, in: 1...86_400))
+            }
+        }
+        if let coalescing = object.member("coalescing") {
+            switch coalescing.value {
+            case .string("none"): profile.coalescing = EventCoalescing.none
+            case .string("latest_per_characteristic"): profile.coalescing = .latestPerKey
+            case .number: profile.coalescing = .bounded(try coalescing.integer(in: 1...1_000_000))
+            default:
+                throw coalescing.fail("expected \"none\", \"latest_per_characteristic\" or a number of events to keep")
             }
         }
         if let resolved = profile.resolved, resolved.expirationLead > resolved.backgroundTaskBudget {
@@ -144,7 +153,7 @@ enum ScenarioParser {
     }
 
     static func reaction(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.Reaction {
-        let object = try cursor.object(allowing: ["on", "device", "every_s", "do"])
+        let object = try cursor.object(allowing: ["on", "device", "every_s", "do", "in_callback"])
         let onCursor = try required("on", in: object)
         let on = try onCursor.string()
         let trigger: PhoneScenario.Trigger
@@ -170,7 +179,15 @@ enum ScenarioParser {
         for element in try required("do", in: object).array() {
             steps.append(try step(element, devices: devices))
         }
-        return PhoneScenario.Reaction(on: trigger, do: steps)
+        var inCallback = false
+        if let flag = object.member("in_callback") {
+            guard PhoneScenarioNames.lifecycleTriggers.contains(where: { $0.0 == on }) else {
+                throw flag.fail(
+                    "\"in_callback\" applies only to launch, enter_background, enter_foreground and become_active")
+            }
+            inCallback = try flag.bool()
+        }
+        return PhoneScenario.Reaction(on: trigger, do: steps, inCallback: inCallback)
     }
 
     static func step(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.Step {
@@ -180,7 +197,21 @@ enum ScenarioParser {
         case "end_task": return .endTask(try value.string())
         case "work_s": return .work(try seconds(value, in: 0...86_400))
         case "scan": return .scan(device: try device(value, among: devices))
-        case "connect": return .connect(device: try device(value, among: devices))
+        case "connect":
+            if case .string = value.value { return .connect(device: try device(value, among: devices)) }
+            let object = try value.object(allowing: ["device", "notify_on"])
+            let name = try device(try required("device", in: object), among: devices)
+            var alerts: Set<PhoneScenario.ConnectAlert> = []
+            for element in try object.member("notify_on")?.array() ?? [] {
+                let alert = try element.string()
+                guard let known = PhoneScenario.ConnectAlert(rawValue: alert) else {
+                    throw element.fail(
+                        "unknown alert \"\(alert)\"; expected one of: "
+                            + PhoneScenario.ConnectAlert.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                alerts.insert(known)
+            }
+            return .connect(device: name, alerts: alerts)
         case "disconnect": return .disconnect(device: try device(value, among: devices))
         case "subscribe": return .subscribe(device: try device(value, among: devices))
         case "write":

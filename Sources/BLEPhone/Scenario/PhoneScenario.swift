@@ -33,6 +33,9 @@ public struct PhoneScenario: Sendable, Equatable {
         public var expirationLead: Duration?
         public var suspensionDelay: Duration?
         public var autoLock: AutoLock
+        /// How events queued for a suspended foreground-only app are merged (nil: the phone's
+        /// default, none).
+        public var coalescing: EventCoalescing?
 
         public enum AutoLock: Sendable, Equatable {
             /// The profile's own.
@@ -43,7 +46,8 @@ public struct PhoneScenario: Sendable, Equatable {
 
         public init(
             name: String, wakeWindow: Duration? = nil, backgroundTaskBudget: Duration? = nil,
-            expirationLead: Duration? = nil, suspensionDelay: Duration? = nil, autoLock: AutoLock = .profileDefault
+            expirationLead: Duration? = nil, suspensionDelay: Duration? = nil, autoLock: AutoLock = .profileDefault,
+            coalescing: EventCoalescing? = nil
         ) {
             self.name = name
             self.wakeWindow = wakeWindow
@@ -51,6 +55,7 @@ public struct PhoneScenario: Sendable, Equatable {
             self.expirationLead = expirationLead
             self.suspensionDelay = suspensionDelay
             self.autoLock = autoLock
+            self.coalescing = coalescing
         }
 
         /// The built-in profile with the overrides applied (nil for an unknown name; the parser
@@ -99,13 +104,19 @@ public struct PhoneScenario: Sendable, Equatable {
     }
 
     /// On `trigger`, the app does `steps` in order.
+    ///
+    /// A lifecycle reaction's steps run as a task the callback starts, after it returns (as an
+    /// app dispatches its work); `inCallback` runs them inside the callback instead, which the
+    /// watchdog times (~5 s for `didEnterBackground`, 0x8badf00d past it).
     public struct Reaction: Sendable, Equatable {
         public var trigger: Trigger
         public var steps: [Step]
+        public var inCallback: Bool
 
-        public init(on trigger: Trigger, do steps: [Step]) {
+        public init(on trigger: Trigger, do steps: [Step], inCallback: Bool = false) {
             self.trigger = trigger
             self.steps = steps
+            self.inCallback = inCallback
         }
     }
 
@@ -147,8 +158,9 @@ public struct PhoneScenario: Sendable, Equatable {
         case work(Duration)
         /// Scans for the device's service.
         case scan(device: String)
-        /// Connects to the device (found by a scan, or pending until it is in range).
-        case connect(device: String)
+        /// Connects to the device (found by a scan, or pending until it is in range), asking for
+        /// the system alerts of `alerts` while the app is not in front.
+        case connect(device: String, alerts: Set<ConnectAlert> = [])
         case disconnect(device: String)
         /// Subscribes to the device's notifying characteristic.
         case subscribe(device: String)
@@ -156,6 +168,12 @@ public struct PhoneScenario: Sendable, Equatable {
         case write(device: String, value: [UInt8])
         /// Writes the text to the trace.
         case note(String)
+    }
+
+    /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
+    /// `…NotifyOnDisconnectionKey`, `…NotifyOnNotificationKey`).
+    public enum ConnectAlert: String, Sendable, Hashable, CaseIterable {
+        case connection, disconnection, notification
     }
 
     /// A virtual device near the phone.

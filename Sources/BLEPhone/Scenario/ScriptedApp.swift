@@ -8,7 +8,7 @@ public struct ScriptedDevice: Sendable {
     public var service: BluetoothUUID
     /// The characteristic `subscribe` turns notifications on for.
     public var notifying: BluetoothUUID
-    /// The characteristic `write` writes (with response).
+    /// The characteristic `write` writes (with response when it allows it).
     public var writable: BluetoothUUID
     /// Whether an advertisement is this device's.
     public var matches: @Sendable (AdvertisementData) -> Bool
@@ -57,9 +57,14 @@ public actor ScriptedApp: PhoneApp {
         await react(to: .launch)
     }
 
+    // On profiles with scenes the phone calls the scene's callbacks instead of the app's
+    // (UIKit: an app with scenes gets the scene delegate's); the script answers either.
     public func willEnterForeground() async { await react(to: .enterForeground) }
     public func didBecomeActive() async { await react(to: .becomeActive) }
     public func didEnterBackground() async { await react(to: .enterBackground) }
+    public func sceneWillEnterForeground() async { await react(to: .enterForeground) }
+    public func sceneDidBecomeActive() async { await react(to: .becomeActive) }
+    public func sceneDidEnterBackground() async { await react(to: .enterBackground) }
 
     /// Makes the central manager (a relaunch for restoration makes it with the identifier the
     /// system preserved), starts reading its events and the timers.
@@ -87,10 +92,13 @@ public actor ScriptedApp: PhoneApp {
         case .stateUpdated, .failedToConnect:
             return
         case .willRestoreState(let restored):
-            // Restored peripherals are known again by their advertised service; the app's script
-            // sees them as its devices (TN3115: the app reconnects them).
+            // A new instance knows nothing: the restored peripherals become its devices again,
+            // by the name they advertised (else in order), as an app maps them back to its
+            // model (Core Bluetooth Programming Guide, "Reinstate Your App's State").
             for peripheral in restored.peripherals {
-                if let name = devices.values.first(where: { peripherals[$0.name] == nil })?.name {
+                let advertised = await peripheral.name
+                let unassigned = devices.keys.sorted().filter { peripherals[$0] == nil }
+                if let name = unassigned.first(where: { $0 == advertised }) ?? unassigned.first {
                     peripherals[name] = peripheral
                 }
             }
@@ -119,9 +127,16 @@ public actor ScriptedApp: PhoneApp {
 
     // MARK: Reactions
 
+    /// A lifecycle callback's reactions: started as tasks on the app's executor that run once
+    /// the callback returns, or performed inside it (`inCallback`, timed by the watchdog).
     private func react(to trigger: PhoneScenario.Trigger) async {
         for reaction in script.reactions where reaction.trigger == trigger {
-            await perform(reaction.steps)
+            if reaction.inCallback {
+                await perform(reaction.steps)
+            } else {
+                let steps = reaction.steps
+                Task(executorPreference: context.executor) { await self.perform(steps) }
+            }
         }
     }
 
@@ -162,13 +177,18 @@ public actor ScriptedApp: PhoneApp {
             } catch {
                 await note("scan for \(name) failed: \(error)")
             }
-        case .connect(let name):
+        case .connect(let name, let alerts):
             guard let central, let peripheral = peripherals[name] else {
                 await note("connect \(name): not discovered")
                 return
             }
             do {
-                try await central.connect(peripheral)
+                try await central.connect(
+                    peripheral,
+                    options: PhoneConnectOptions(
+                        notifyOnConnection: alerts.contains(.connection),
+                        notifyOnDisconnection: alerts.contains(.disconnection),
+                        notifyOnNotification: alerts.contains(.notification)))
             } catch {
                 await note("connect \(name) failed: \(error)")
             }
@@ -187,7 +207,9 @@ public actor ScriptedApp: PhoneApp {
             guard let peripheral = peripherals[name], let device = devices[name] else { return }
             do {
                 let characteristic = try await peripheral.characteristic(device.writable, inService: device.service)
-                try await peripheral.writeValue(value, for: characteristic, type: .withResponse)
+                // With response where the characteristic allows it, else as a Write Command.
+                let type: WriteType = characteristic.properties.contains(.write) ? .withResponse : .withoutResponse
+                try await peripheral.writeValue(value, for: characteristic, type: type)
             } catch {
                 await note("write to \(name) failed: \(error)")
             }

@@ -71,7 +71,7 @@ struct TimelineLane {
 
     func append(top: Double, to out: inout String) {
         let name = app.map { PhoneTimelineSVG.escaped($0.bundleIdentifier) } ?? "phone"
-        out += "<g class=\"lane\" transform=\"translate(0,\(PhoneTimelineSVG.number(top)))\">\n"
+        out += "<g class=\"app-lane\" transform=\"translate(0,\(PhoneTimelineSVG.number(top)))\">\n"
         out +=
             "<line class=\"grid\" x1=\"0\" y1=\"0\" x2=\"\(PhoneTimelineSVG.number(scale.left + scale.plotWidth))\" y2=\"0\"/>\n"
         out +=
@@ -196,8 +196,9 @@ struct TimelineLane {
         let pixel = Int(x)
         if var bucket = tickBucket, bucket.pixel == pixel {
             bucket.count += 1
-            // A kill outweighs what shares its pixel.
-            if kind == .kill { (bucket.kind, bucket.label) = (kind, label) }
+            // What shares a pixel is labelled by its weightiest tick (a kill over a launch over
+            // the action that caused it).
+            if kind.weight > bucket.kind.weight { (bucket.kind, bucket.label) = (kind, label) }
             tickBucket = bucket
             return
         }
@@ -256,5 +257,19 @@ struct SpanMerger {
             "width=\"\(PhoneTimelineSVG.number(max(span.end - span.start, 1)))\" height=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.overlayHeight))\">"
         output +=
             "<title>\(span.count) \(style == "wake" ? "wake" : "background task")\(span.count > 1 ? "s" : "")</title></rect>\n"
+    }
+}
+
+extension PhoneTraceRecord.TickKind {
+    /// Which tick labels a pixel several share.
+    var weight: Int {
+        switch self {
+        case .kill: 5
+        case .launch: 4
+        case .restoration: 3
+        case .denial: 2
+        case .alert: 1
+        case .action: 0
+        }
     }
 }
