@@ -236,6 +236,10 @@ public final class VirtualHeadset: Sendable {
             case .connected(let central):
                 activitySink.yield(.connected(central))
                 await manager.stopAdvertising()
+                if let preferred = configuration.preferredConnectionParameters {
+                    // Refused or failed: the link keeps the central's parameters, which work too.
+                    _ = try? await manager.requestConnectionParameters(preferred, for: central)
+                }
             case .disconnected(let central, _):
                 activitySink.yield(.disconnected(central))
                 try? await manager.startAdvertising(configuration.advertisement)

@@ -25,6 +25,12 @@ public struct VirtualHeadsetConfiguration: Sendable {
     /// OTA start is refused (`authenticationRequired`) unless the phone's link is encrypted with
     /// an authenticated key: a device that lets only its paired owner flash it.
     public var otaRequiresAuthentication = false
+    /// Connection parameters the headset asks its central for once connected (Core 5.4 Vol 3
+    /// Part A §4.20, Vol 6 Part B §5.1.7), as wearables do to save power while they only send a
+    /// heartbeat; nil keeps what the central chose. Apple's Accessory Design Guidelines
+    /// (Bluetooth LE, "Connection Parameters") bound what an iPhone accepts: interval max ×
+    /// (latency + 1) ≤ 2 s, interval min ≥ 15 ms, min + 15 ms ≤ max, timeout ≤ 6 s.
+    public var preferredConnectionParameters: ConnectionParameters?
 
     public init(
         name: String = "HEADSET", macAddress: BluetoothAddress = BluetoothAddress(0x0000_5E00_5340),
@@ -51,6 +57,11 @@ public struct VirtualHeadsetConfiguration: Sendable {
         else { preconditionFailure("the factory image is valid") }
         return image
     }()
+
+    /// About a second between connection events (975–990 ms, no latency, 6 s timeout): within
+    /// Apple's bounds, for a headset that sends one heartbeat a second.
+    public static let heartbeatConnectionParameters = ConnectionParameters(
+        connectionIntervalMin: 780, connectionIntervalMax: 792, maxLatency: 0, supervisionTimeout: 600)
 
     /// The test company identifier its manufacturer data carries (Assigned Numbers: 0xFFFF is
     /// reserved for tests).

@@ -10,7 +10,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench", abstract: "Measure throughput on the virtual radio.",
         subcommands: [
             AirtimeBenchCommand.self, GATTBenchCommand.self, L2CAPBenchCommand.self, IdleBenchCommand.self,
-            OTABenchCommand.self,
+            OTABenchCommand.self, PhoneBenchCommand.self,
         ])
 }
 
