@@ -50,7 +50,14 @@ public actor HeadsetPhoneApp: PhoneApp {
         await note("launched \(how)")
     }
 
-    public func didEnterBackground() async {
+    // With scenes (iOS 13+) the scene's callbacks replace the app's for the foreground and the
+    // background ("Managing your app's life cycle"): the app answers both.
+    public func didEnterBackground() async { await enteredBackground() }
+    public func sceneDidEnterBackground() async { await enteredBackground() }
+    public func willEnterForeground() async { await endSync(expired: false) }
+    public func sceneWillEnterForeground() async { await endSync(expired: false) }
+
+    func enteredBackground() async {
         guard configuration.syncsInBackground, syncTask == nil else { return }
         let observer = self.observer
         let task = await context.beginBackgroundTask(withName: "sync") { [self] in
@@ -59,10 +66,6 @@ public actor HeadsetPhoneApp: PhoneApp {
         }
         syncTask = task
         await note("began background task \"sync\" (\(await context.backgroundTimeRemaining) left)")
-    }
-
-    public func willEnterForeground() async {
-        await endSync(expired: false)
     }
 
     func endSync(expired: Bool) async {
@@ -165,8 +168,13 @@ public actor HeadsetPhoneApp: PhoneApp {
                 continue
             }
             switch message {
-            case .heartbeat:
-                observer.update { $0.heartbeats += 1 }
+            case .heartbeat(let number):
+                observer.update {
+                    $0.heartbeats += 1
+                    // A new heartbeat period starts the count again at 0.
+                    if let last = $0.lastHeartbeat, number <= last, number != 0 { $0.heartbeatsOutOfOrder += 1 }
+                    $0.lastHeartbeat = number
+                }
                 for due in schedule.tick(at: context.clock.now) {
                     switch due.job {
                     case .periodicSync: observer.update { $0.jobRuns += 1 }

@@ -14,7 +14,11 @@ struct DemoCommand: AsyncParsableCommand {
             --heart-rate tells the shorter story of a heart-rate sensor (GATT read, write, \
             notifications). --wire-tour instead shows the packets of such a connection through \
             every layer of the wire format. --capture FILE records the phone's HCI packets, both \
-            ways, into a btsnoop file.
+            ways, into a btsnoop file. Chapter 2 puts the app on a simulated iPhone (iOS 17 rules): \
+            a foreground-only app misses the headset's events until reopened; with bluetooth-central \
+            the heartbeat wakes it while its own timer stands; a background task ends at its \
+            budget; a memory-pressure kill is undone by state restoration; a force-quit is not. \
+            --timeline FILE draws that chapter's timeline as SVG.
             """)
 
     @Flag(name: .customLong("heart-rate"), help: "Tell the heart-rate sensor's story instead.")
@@ -29,6 +33,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Write the phone's HCI traffic to FILE as a btsnoop capture (Wireshark, ble decode --btsnoop).")
     var capture: String?
 
+    @Option(help: ArgumentHelp("Draw chapter 2's phone timeline into this SVG file.", valueName: "file.svg"))
+    var timeline: String?
+
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var link: LinkPolicyOption
 
@@ -40,6 +47,7 @@ struct DemoCommand: AsyncParsableCommand {
             try await HeartRateDemo.run(capturePath: capture, phoneHost: link.applied(to: logging.hostConfiguration))
         } else {
             try await HeadsetDemo.run(capturePath: capture, phoneHost: link.applied(to: logging.hostConfiguration))
+            try await PhoneChapter(timelinePath: timeline).tell()
         }
     }
 }
