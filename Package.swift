@@ -190,7 +190,7 @@ let package = Package(
             name: "BLEDevicesTests",
             dependencies: [
                 "BLEDevices", "BLECompanion", "BLE", "BLEBenchmarks", "BLEWire", "BLESimulation", "BLETestSupport",
-                "BLELocking",
+                "BLELocking", "BLEPhone",
             ]
         ),
         .testTarget(
