@@ -41,7 +41,24 @@ actor AdvertiserApp: PhoneApp {
 
 /// What a plain BLE scanner (not a phone) heard, with the virtual time of each.
 final class Sniffer: Sendable {
-    let heard = Locked<[(time: VirtualInstant, discovery: Discovery)]>([])
+    struct Heard: Sendable {
+        var time: VirtualInstant
+        var discovery: Discovery
+    }
+
+    let heard = Locked<[Heard]>([])
+
+    /// Scans with `scanner` (every advertisement, duplicates too) until the task is cancelled.
+    func start(_ scanner: CentralManager, on simulation: Simulation) async throws -> Task<Void, Never> {
+        let discoveries = try await scanner.scanForPeripherals(
+            withServices: nil, options: ScanOptions(allowDuplicates: true))
+        let heard = self.heard
+        return Task(executorPreference: simulation.executor) {
+            for await discovery in discoveries {
+                heard.withLock { $0.append(Heard(time: simulation.now, discovery: discovery)) }
+            }
+        }
+    }
 }
 
 /// Background advertising of a `bluetooth-peripheral` app (Core Bluetooth Programming Guide,
@@ -66,14 +83,7 @@ struct AdvertisingE2ETests {
             let sniffer = Sniffer()
             let scanner = await CentralManager(radio: .virtual(world.radio, position: AirPosition(x: 0, y: 3, z: 0)))
             try await scanner.powerOn()
-            let discoveries = try await scanner.scanForPeripherals(
-                withServices: nil, options: ScanOptions(allowDuplicates: true))
-            let simulation = world.simulation
-            let reader = Task(executorPreference: simulation.executor) {
-                for await discovery in discoveries {
-                    sniffer.heard.withLock { $0.append((simulation.now, discovery)) }
-                }
-            }
+            let reader = try await sniffer.start(scanner, on: world.simulation)
 
             await world.phone.open(advertiser)
             try await world.sleep(for: .seconds(3))

@@ -41,7 +41,7 @@ struct BackgroundTaskE2ETests {
             #expect(await world.phone.terminationReasons(of: PhoneE2E.probe).map(\.code) == [0x2182_bad2])
             // Never suspended: the task held it until the kill; the heartbeats reached it.
             #expect(await world.times(enteredState: .suspended).isEmpty)
-            #expect(!trace.contains(where: \.isValueQueued))
+            #expect(!trace.contains { $0.isValueQueued })
             let heard = world.log.heartbeatEntries().filter { $0.time > homeAt && $0.time < homeAt.advanced(by: budget) }
             #expect(heard.count == Int(budget.components.seconds) - 1)
         }

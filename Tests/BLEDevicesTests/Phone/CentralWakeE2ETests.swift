@@ -16,8 +16,7 @@ struct CentralWakeE2ETests {
     )
     func heartbeatWakes() async throws {
         try await PhoneE2E.run(.ios17) { world in
-            await world.install(
-                modes: [.bluetoothCentral], ProbeConfiguration(appTimer: .seconds(30), jobEvery: 2))
+            await world.install(ProbeConfiguration(appTimer: .seconds(30), jobEvery: 2), modes: [.bluetoothCentral])
             try await world.openAndSubscribe()
             let homeAt = world.simulation.now
             await world.phone.home()
@@ -51,9 +50,10 @@ struct CentralWakeE2ETests {
     func headsetAppCounts() async throws {
         let observer = HeadsetAppObserver()
         try await PhoneE2E.run(.ios17) { world in
-            var configuration = HeadsetAppConfiguration.bluetoothCentral()
-            configuration.appTimerPeriod = .seconds(30)
-            configuration.jobEveryTicks = 2
+            var made = HeadsetAppConfiguration.bluetoothCentral()
+            made.appTimerPeriod = .seconds(30)
+            made.jobEveryTicks = 2
+            let configuration = made
             await world.phone.install(configuration.declaration) { context in
                 HeadsetPhoneApp(context: context, configuration: configuration, observer: observer)
             }

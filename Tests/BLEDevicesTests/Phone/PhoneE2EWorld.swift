@@ -56,8 +56,8 @@ struct PhoneE2E: Sendable {
     /// Installs a probe app.
     @discardableResult
     func install(
-        _ app: AppIdentifier = PhoneE2E.probe, modes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [],
-        accessorySetupKit: Bool = false, _ configuration: ProbeConfiguration = ProbeConfiguration()
+        _ configuration: ProbeConfiguration = ProbeConfiguration(), app: AppIdentifier = PhoneE2E.probe,
+        modes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [], accessorySetupKit: Bool = false
     ) async -> AppIdentifier {
         let log = self.log
         await phone.install(
@@ -71,14 +71,14 @@ struct PhoneE2E: Sendable {
     /// A `bluetooth-central` probe with state restoration.
     @discardableResult
     func installRestorable(
-        _ app: AppIdentifier = PhoneE2E.probe, accessorySetupKit: Bool = false,
-        _ configuration: ProbeConfiguration = ProbeConfiguration()
+        _ configuration: ProbeConfiguration = ProbeConfiguration(), app: AppIdentifier = PhoneE2E.probe,
+        accessorySetupKit: Bool = false
     ) async -> AppIdentifier {
         var configuration = configuration
         configuration.restoreIdentifier = Self.restoreID
         return await install(
-            app, modes: [.bluetoothCentral], restoreIdentifiers: [Self.restoreID], accessorySetupKit: accessorySetupKit,
-            configuration)
+            configuration, app: app, modes: [.bluetoothCentral], restoreIdentifiers: [Self.restoreID],
+            accessorySetupKit: accessorySetupKit)
     }
 
     /// Starts the headset's heartbeat now: tick k leaves the headset at now + k × period.

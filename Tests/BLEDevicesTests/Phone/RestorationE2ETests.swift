@@ -98,8 +98,8 @@ struct RestorationE2ETests {
             try await world.sleep(for: .seconds(30))
 
             let trace = await world.trace()
-            #expect(!trace.contains(where: \.isRestorationLaunch))
-            #expect(!trace.contains(where: \.isRelaunchDenied))
+            #expect(!trace.contains { $0.isRestorationLaunch })
+            #expect(!trace.contains { $0.isRelaunchDenied })
             #expect(await world.phone.launchCount(of: PhoneE2E.probe) == 1)
             #expect(await world.headset.manager.connectedCentrals.isEmpty)
             // The events queued for it died with it: dropped, counted.
@@ -121,7 +121,7 @@ struct RestorationE2ETests {
             try await world.sleep(for: .seconds(30))
 
             let trace = await world.trace()
-            #expect(!trace.contains(where: \.isRestorationLaunch))
+            #expect(!trace.contains { $0.isRestorationLaunch })
             #expect(trace.filter(\.isRelaunchDenied).count == 6)
             let counters = await world.phone.counters
             #expect(counters.relaunchesDenied == 6)
@@ -247,7 +247,7 @@ struct RestorationE2ETests {
                 #expect(world.log.heartbeats(launch: 2).count >= 4)
                 #expect(consecutive(world.log.heartbeats(launch: 2)))
             } else {
-                #expect(trace.contains(where: \.isRelaunchDenied))
+                #expect(trace.contains { $0.isRelaunchDenied })
                 #expect(await world.phone.counters.relaunchesDenied >= 1)
             }
         }

@@ -21,7 +21,7 @@ struct TraceRenderingE2ETests {
             try await world.sleep(for: .seconds(2))
             return (await world.phone.trace, world.simulation.now)
         }
-        #expect(trace.contains(where: \.isRestorationLaunch))
+        #expect(trace.contains { $0.isRestorationLaunch })
         #expect(trace.contains { $0.wokenUntil != nil })
 
         let lines = PhoneTraceText.lines(trace)
