@@ -14,7 +14,7 @@ extension Phone {
     ///   the profile allow it (TN3115; the delivery waits until the app made the manager
     ///   again), else dropped (traced, logged and counted).
     ///
-    /// An event with alert text raises the system alert when the app is not in front; with
+    /// An event with alert text raises the system alert when the app is suspended; with
     /// several apps asking for alerts, only the most recently foregrounded one gets it.
     package func offer(_ delivery: AppBluetoothDelivery, to app: AppIdentifier) {
         guard let entry = runtime.apps[app] else {
@@ -23,7 +23,10 @@ extension Phone {
         }
         if let alert = delivery.alert {
             runtime.apps[app]!.wantsAlerts = true
-            if runtime.front != app { raiseAlert(alert, for: app) }
+            // Only for a suspended app: one running in the background is handed the event
+            // (CBConnectPeripheralOptionNotifyOnNotificationKey: "if the app is suspended at
+            // the time of delivery").
+            if entry.lifecycle.state == .suspended { raiseAlert(alert, for: app) }
         }
         let hasMode = entry.declaration.backgroundModes.contains(delivery.manager.role.backgroundMode)
         switch entry.lifecycle.state {
