@@ -1,5 +1,4 @@
 import BLE
-import BLEController
 import BLEPhone
 import BLESimulation
 
