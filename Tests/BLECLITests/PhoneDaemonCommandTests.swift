@@ -101,6 +101,9 @@ struct PhoneDaemonCommandTests {
                 "saved the restoration record at shutdown: central 'headset-central': 1 peripheral(s) (1 connected), 1 subscription(s)"
             ))
         #expect(out.hasSuffix("stopped: record saved, transport closed\n"))
+        // The links end with the transport: no event of theirs relaunches the ended app.
+        #expect(!out.contains("launched in the background"))
+        #expect(!out.contains("launched again"))
         let willTerminate = try #require(out.range(of: "willTerminate begins"))
         let saved = try #require(out.range(of: "saved the restoration record at shutdown"))
         #expect(willTerminate.lowerBound < saved.lowerBound)

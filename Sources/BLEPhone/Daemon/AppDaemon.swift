@@ -176,8 +176,10 @@ public final class AppDaemon: ServiceLifecycle.Service {
         _ app: AppIdentifier, on radio: Radio, input: AsyncStream<DaemonStopRules.Input>.Continuation
     ) async -> (Phone, LaunchReason) {
         let simulation = Simulation(pacing: .paced(rate: 1))
-        // Starts the simulation's thread: from now on its time follows the wall clock.
-        simulation.perform { _ in }
+        // Starts the simulation's thread, its time following the wall clock. Paced time moves
+        // only when an event runs (the simulation reads the time of the last one), and the
+        // phone sets its timers from it: a tick keeps it within `tick` of the wall clock.
+        simulation.perform { queue in Self.tick(queue) }
         var profile = configuration.profile
         profile.autoLock = nil
         let phone = await Phone(
@@ -198,6 +200,12 @@ public final class AppDaemon: ServiceLifecycle.Service {
         return (phone, .processRestart(options))
     }
 
+    static let tick = Duration.milliseconds(20)
+
+    private static func tick(_ queue: EventQueue) {
+        queue.schedule(after: tick) { tick(queue) }
+    }
+
     /// After the app ended: the record saved a last time (what the service preserves for it
     /// now), then the controller's transport closed.
     private func finish(_ app: AppIdentifier, phone: Phone, saver: RecordSaver) async {
@@ -210,6 +218,8 @@ public final class AppDaemon: ServiceLifecycle.Service {
             configuration.logger.error("daemon: the restoration record was not saved: \(error)")
             onEvent(.recordNotSaved(error))
         }
+        // The links end with the transport: their events must not relaunch the app.
+        await phone.bluetooth.interceptDeliveries { _, _ in }
         await phone.bluetooth.central.close()
         await phone.bluetooth.peripheralManager?.close()
         onEvent(.transportClosed)
