@@ -39,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         .target(name: "BLEWire"),
@@ -91,11 +92,15 @@ let package = Package(
             ]
         ),
         // The simulated phone: app states, suspension, Bluetooth wakes, background tasks, state
-        // restoration, on the simulation's virtual time.
+        // restoration, on the simulation's virtual time; an app as a Linux daemon (AppDaemon:
+        // graceful shutdown by ServiceLifecycle, the restoration record in a GRDB file).
         .target(
             name: "BLEPhone",
             dependencies: [
-                "BLECompanion", "BLE", "BLEHost", "BLEController", "BLEWire", "BLESimulation", "BLELocking", logging,
+                "BLECompanion", "BLE", "BLEHost", "BLEController", "BLETransport", "BLEWire", "BLESimulation",
+                "BLELocking", logging, .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -197,7 +202,8 @@ let package = Package(
             name: "BLEPhoneTests",
             dependencies: [
                 "BLEPhone", "BLECompanion", "BLE", "BLEController", "BLEWire", "BLESimulation", "BLETestSupport",
-                "BLELocking",
+                "BLELocking", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

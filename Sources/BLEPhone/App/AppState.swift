@@ -50,13 +50,16 @@ public enum TerminationReason: Sendable, Hashable, Codable, CustomStringConverti
     case reboot
     /// The user turned Bluetooth off in Settings: apps using Bluetooth are ended.
     case bluetoothOffInSettings
+    /// The process of an app run as a Linux daemon (`AppDaemon`) was stopped by SIGTERM or
+    /// SIGINT; like a background app the system ends, it got `willTerminate` first.
+    case processStopped
 
     /// The reason's code, for the ones that have one.
     public var code: UInt32? {
         switch self {
         case .watchdog: 0x8bad_f00d
         case .backgroundTaskOverrun: 0x2182_bad2
-        case .memoryPressure, .forceQuit, .crash, .reboot, .bluetoothOffInSettings: nil
+        case .memoryPressure, .forceQuit, .crash, .reboot, .bluetoothOffInSettings, .processStopped: nil
         }
     }
 
@@ -68,6 +71,9 @@ public enum TerminationReason: Sendable, Hashable, Codable, CustomStringConverti
         case .forceQuit: .forceQuit
         case .reboot: .reboot
         case .bluetoothOffInSettings: .bluetoothOffInSettings
+        // The system ended the process, as at a restart; the daemon's phone ends with it, and
+        // the next process restores the record itself (no relaunch decision is made).
+        case .processStopped: .reboot
         }
     }
 
@@ -80,6 +86,7 @@ public enum TerminationReason: Sendable, Hashable, Codable, CustomStringConverti
         case .crash: "crash"
         case .reboot: "reboot"
         case .bluetoothOffInSettings: "Bluetooth turned off in Settings"
+        case .processStopped: "the daemon's process was stopped"
         }
     }
 }

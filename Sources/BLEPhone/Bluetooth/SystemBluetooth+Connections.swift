@@ -48,6 +48,7 @@ extension SystemBluetooth {
     /// Does what the link table decided, in order. `error` and `reason` are the outcome the
     /// input carried (a failed attempt's error, a lost link's reason).
     func carryOut(_ actions: [LinkTable.Action], error: BLEError? = nil, reason: HCIStatus? = nil) async {
+        defer { restorationMayHaveChanged() }
         for action in actions {
             switch action {
             case .startAttempt(let identifier):

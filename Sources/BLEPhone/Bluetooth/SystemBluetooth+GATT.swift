@@ -70,6 +70,7 @@ extension SystemBluetooth {
         let client = ClientKey(app, id)
         let key = CharacteristicKey(peripheral: identifier, valueHandle: characteristic.handle)
         let write = links.setNotify(enabled, client, key)
+        defer { restorationMayHaveChanged() }
         if enabled { watch(peripheral) }
         do {
             try await perform(

@@ -19,6 +19,7 @@ extension SystemBluetooth {
         guard apps[app]?.peripherals[id] != nil else { throw .closed }
         let published = try await manager.add(service)
         apps[app]?.peripherals[id]?.services[published.handleRange.lowerBound] = published
+        restorationMayHaveChanged()
         return published
     }
 
@@ -29,6 +30,7 @@ extension SystemBluetooth {
         }
         try await manager.remove(service)
         apps[app]?.peripherals[id]?.services[service.handleRange.lowerBound] = nil
+        restorationMayHaveChanged()
     }
 
     package func services(of app: AppIdentifier, _ id: ManagerID) -> [Service] {
@@ -74,6 +76,7 @@ extension SystemBluetooth {
 
     /// Sends the composed advertisement to the controller when it changed.
     func refreshAdvertising() async {
+        restorationMayHaveChanged()
         guard let peripheralManager else { return }
         let wanted = composedAdvertisement()
         guard wanted != advertised else { return }
@@ -196,6 +199,7 @@ extension SystemBluetooth {
             guard let (app, id) = owner(of: characteristic.handle) else { return }
             let key = CharacteristicKey(peripheral: central.identifier, valueHandle: characteristic.handle)
             apps[app]?.peripherals[id]?.subscribers[key] = central
+            restorationMayHaveChanged()
             await offerPeripheral(
                 app, id, .subscription, "\(central.identifier) subscribed to \(characteristic.uuid)",
                 .subscribed(central, characteristic))
@@ -203,6 +207,7 @@ extension SystemBluetooth {
             guard let (app, id) = owner(of: characteristic.handle) else { return }
             let key = CharacteristicKey(peripheral: central.identifier, valueHandle: characteristic.handle)
             apps[app]?.peripherals[id]?.subscribers[key] = nil
+            restorationMayHaveChanged()
             await offerPeripheral(
                 app, id, .unsubscription, "\(central.identifier) unsubscribed from \(characteristic.uuid)",
                 .unsubscribed(central, characteristic))

@@ -35,6 +35,7 @@ extension SystemBluetooth {
 
     /// Starts or stops the system scan as the apps' scans and states ask.
     func refreshScan() async {
+        restorationMayHaveChanged()
         let needed = scanNeeded
         guard needed != systemScanOn else { return }
         systemScanOn = needed

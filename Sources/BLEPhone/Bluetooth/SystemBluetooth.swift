@@ -63,6 +63,8 @@ package actor SystemBluetooth {
     /// Deliveries the phone made when no manager of the app was attached (counted where the
     /// phone calls them, outside the actor).
     nonisolated let unattachedDeliveries = Locked(0)
+    /// Told when what the restoration record holds may have changed (SystemBluetooth+Changes).
+    var restorationChanged: (@Sendable () -> Void)?
 
     /// The service on a new host of `radio`. With `knownPeripheralsFile`, the central manager
     /// remembers every peripheral it sees in that file, so that a new process restoring a
@@ -82,11 +84,18 @@ package actor SystemBluetooth {
         } else {
             central = await CentralManager(radio: radio)
         }
-        do {
-            peripheralManager = try await PeripheralManager(radio: radio)
-        } catch {
-            logger.error("system Bluetooth: no peripheral manager: \(error)")
+        if Self.isTransport(radio) {
+            // A transport reaches one controller, which takes one host: a second host would
+            // reset it under the central's. Peripheral managers report `.unsupported` there.
+            logger.notice("system Bluetooth: on a transport, the phone has no peripheral manager")
             peripheralManager = nil
+        } else {
+            do {
+                peripheralManager = try await PeripheralManager(radio: radio)
+            } catch {
+                logger.error("system Bluetooth: no peripheral manager: \(error)")
+                peripheralManager = nil
+            }
         }
         await powerOn()
         startPumps()
@@ -97,6 +106,14 @@ package actor SystemBluetooth {
         case .virtual(let virtual, _, _): virtual.simulation.executor
         case .captured(let inner, _): taskExecutor(of: inner)
         case .transport: nil
+        }
+    }
+
+    private static func isTransport(_ radio: Radio) -> Bool {
+        switch radio {
+        case .virtual: false
+        case .captured(let inner, _): isTransport(inner)
+        case .transport: true
         }
     }
 

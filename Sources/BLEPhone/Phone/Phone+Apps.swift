@@ -223,8 +223,10 @@ extension Phone {
 
 extension LaunchReason {
     var launchOptions: LaunchOptions {
-        if case .bluetoothRestoration(let options) = self { return options }
-        return LaunchOptions()
+        switch self {
+        case .bluetoothRestoration(let options), .processRestart(let options): options
+        case .user: LaunchOptions()
+        }
     }
 }
 

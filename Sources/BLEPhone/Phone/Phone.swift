@@ -29,6 +29,10 @@ public actor Phone {
     var runtime = PhoneRuntime()
     /// How events queued for a suspended foreground-only app are merged (default: not at all).
     public var eventCoalescing: EventCoalescing = .none
+    /// Sees each entry as it is recorded; with `retainsTrace` false, `trace` stays empty (a
+    /// daemon runs for days: Phone+Daemon).
+    var traceObserver: (@Sendable (PhoneTraceEntry) -> Void)?
+    var retainsTrace = true
 
     /// A phone whose Bluetooth service is a host on a new controller of `radio` at `position`.
     public init(
@@ -44,8 +48,28 @@ public actor Phone {
         await bluetooth.attach(to: self)
     }
 
+    /// A phone whose Bluetooth service is a host on `radio` — any radio, a transport to a real or
+    /// served controller included — with its timers and its apps' executors on `simulation`
+    /// (paced to the wall clock for a daemon, `AppDaemon`). With `knownPeripheralsFile` the
+    /// service remembers the peripherals it sees in that file, so that a restoration record
+    /// saved by an earlier process names peripherals this one can reach.
+    public init(
+        profile: PhoneProfile, simulation: Simulation, radio: Radio, knownPeripheralsFile: String? = nil,
+        storageRoot: String? = nil,
+        logger: Logger = Logger(label: "swift-ble.phone", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async {
+        self.profile = profile
+        self.simulation = simulation
+        self.storageRoot = storageRoot
+        self.logger = logger
+        self.bluetooth = await SystemBluetooth(radio: radio, logger: logger, knownPeripheralsFile: knownPeripheralsFile)
+        await bluetooth.attach(to: self)
+    }
+
     /// Records `event` at the current virtual time.
     package func record(_ event: PhoneTraceEvent, app: AppIdentifier? = nil) {
-        trace.append(PhoneTraceEntry(time: simulation.now, app: app, event: event))
+        let entry = PhoneTraceEntry(time: simulation.now, app: app, event: event)
+        if retainsTrace { trace.append(entry) }
+        traceObserver?(entry)
     }
 }

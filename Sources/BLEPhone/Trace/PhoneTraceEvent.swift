@@ -66,8 +66,9 @@ public enum LaunchReason: Sendable, Hashable {
     case user
     /// Relaunched in the background by state restoration for a Bluetooth event.
     case bluetoothRestoration(LaunchOptions)
-    /// The daemon restarted the process (Linux).
-    case processRestart
+    /// The daemon restarted the process (Linux, `AppDaemon`), restoring the managers named in the
+    /// options from the record the last process saved.
+    case processRestart(LaunchOptions)
 }
 
 /// What happened, in the phone's words.

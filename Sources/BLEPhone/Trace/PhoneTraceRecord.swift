@@ -71,7 +71,12 @@ extension PhoneTraceEvent {
             var words = "launched"
             switch reason {
             case .user: words += " by the user"
-            case .processRestart: words += " again (the process restarted)"
+            case .processRestart(let options):
+                fields.append(("centrals", .texts(options.bluetoothCentrals)))
+                fields.append(("peripherals", .texts(options.bluetoothPeripherals)))
+                let names = options.bluetoothCentrals + options.bluetoothPeripherals
+                words += " again (the process restarted)"
+                if !names.isEmpty { words += " to restore " + names.map { "'\($0)'" }.joined(separator: ", ") }
             case .bluetoothRestoration(let options):
                 fields.append(("centrals", .texts(options.bluetoothCentrals)))
                 fields.append(("peripherals", .texts(options.bluetoothPeripherals)))
@@ -244,12 +249,14 @@ extension TerminationReason {
         case .crash: "crash"
         case .reboot: "reboot"
         case .bluetoothOffInSettings: "bluetooth_off_in_settings"
+        case .processStopped: "process_stopped"
         }
     }
 
     /// Every reason (for the scenario format's list of names).
     public static let all: [TerminationReason] = [
         .watchdog, .backgroundTaskOverrun, .memoryPressure, .forceQuit, .crash, .reboot, .bluetoothOffInSettings,
+        .processStopped,
     ]
 }
 

@@ -5,5 +5,5 @@ struct PhoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "phone",
         abstract: "Run apps on a simulated phone (iOS execution rules) in virtual time.",
-        subcommands: [PhoneRunCommand.self])
+        subcommands: [PhoneRunCommand.self, PhoneDaemonCommand.self])
 }
