@@ -67,21 +67,8 @@ public enum PhoneTraceJSON {
         }
     }
 
-    /// A JSON string (RFC 8259 §7): quotes and backslashes escaped, and every scalar a terminal
-    /// would act on (C0 and C1 controls, DEL, separators, bidirectional formatting) as `\uXXXX`
-    /// (all of them lie in the Basic Multilingual Plane).
+    /// A JSON string: the one escaping of the project (RFC 8259 §7, controls as `\u` escapes).
     static func appendString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case let c where TerminalText.isUnsafe(c):
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        out += Rendering.jsonString(text)
     }
 }
