@@ -46,7 +46,7 @@ public actor HeadsetPhoneApp: PhoneApp {
             for await event in central.events { await handle(event) }
         }
         Task(executorPreference: context.executor) { [self] in await runAppTimer() }
-        let how = options.isUserLaunch ? "by the user" : "in the background to restore \(options.bluetoothCentrals)"
+        let how = options.isUserLaunch ? "by the user" : "to restore \(options.bluetoothCentrals)"
         await note("launched \(how)")
     }
 
