@@ -118,9 +118,13 @@ extension BumbleInteropTests {
         try await bumble.waitForEvent("keys-corrupted")
         let refused = try await cli.run(["read", peer, Self.doorCode, "--bonds", bondsFile], port: ports[1])
         #expect(refused.status == 1, "\(refused.transcript)")
-        // Our side learns of it as a disconnection; the reason its controller (Bumble's) gives
-        // depends on which of the two ends it handles first, so Bumble's own report is checked.
-        #expect(refused.errors.contains { $0.contains("disconnected") }, "\(refused.transcript)")
+        // Our side learns of it as a disconnection — reported as "disconnected", or as "not
+        // connected" when the link went down while the command was already discovering (a race
+        // a loaded machine shows); the reason its controller (Bumble's) gives depends on which
+        // of the two ends it handles first, so Bumble's own report is checked.
+        #expect(
+            refused.errors.contains { $0.contains("disconnected") || $0.contains("not connected") },
+            "\(refused.transcript)")
         let last = try await bumble.waitForEvent("disconnection") { $0["reason"] as? Int == 0x3D }
         #expect(last["reason"] as? Int == 0x3D)
         #expect(bumble.events("pairing").count == 1, "no pairing after the failure: \(bumble.transcript)")
