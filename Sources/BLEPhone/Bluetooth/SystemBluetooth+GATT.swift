@@ -124,11 +124,13 @@ extension SystemBluetooth {
         guard !receivers.isEmpty else { return }
         let alerted = links.alertReceiver(receivers, identifier, foregroundedAt) { $0.notifyOnNotification }
         let name = Self.quoted(await peripheral.name)
+        // The same for every receiver: built once per notification, not once per app.
+        let summary = "\(characteristic.uuid) of \(name) = \(value.count) octets"
+        let coalescingKey = "\(identifier) \(characteristic.handle)"
         for client in receivers {
             let alert = client == alerted ? "\(client.app): notification from \(name)" : nil
             await offerCentral(
-                client.app, client.manager, .valueUpdate, "\(characteristic.uuid) of \(name) = \(value.count) octets",
-                coalescingKey: "\(identifier) \(characteristic.handle)", alert: alert
+                client.app, client.manager, .valueUpdate, summary, coalescingKey: coalescingKey, alert: alert
             ) { manager in
                 .valueUpdated(manager.handle(for: peripheral), characteristic, value)
             }

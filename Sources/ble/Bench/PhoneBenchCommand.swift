@@ -46,9 +46,7 @@ struct PhoneBenchCommand: AsyncParsableCommand {
     }
 
     static func text(_ result: PhoneBackgroundBenchmark.Result) -> String {
-        let seconds = { (duration: Duration) in
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
+        let seconds = AirtimeBenchCommand.seconds
         let virtual = seconds(result.parameters.duration)
         let wall = seconds(result.wall)
         let window = result.parameters.wakeWindow ?? result.parameters.profile.wakeWindow
