@@ -53,20 +53,33 @@ public enum TerminationReason: Sendable, Hashable, Codable, CustomStringConverti
     /// The process of an app run as a Linux daemon (`AppDaemon`) was stopped by SIGTERM or
     /// SIGINT; like a background app the system ends, it got `willTerminate` first.
     case processStopped
+    /// 0x2182bad3: a background URLSession's completion handler was not called in time.
+    case urlSessionCompletionOverrun
+    /// 0xbaadca11: a VoIP push was not reported to CallKit as a call.
+    case voipPushNotReported
+    /// A BGTaskScheduler task neither completed nor expired gracefully: the system ended the app
+    /// when the task's time ran out.
+    case scheduledTaskOverrun
 
     /// The reason's code, for the ones that have one.
     public var code: UInt32? {
         switch self {
         case .watchdog: 0x8bad_f00d
         case .backgroundTaskOverrun: 0x2182_bad2
-        case .memoryPressure, .forceQuit, .crash, .reboot, .bluetoothOffInSettings, .processStopped: nil
+        case .urlSessionCompletionOverrun: 0x2182_bad3
+        case .voipPushNotReported: 0xbaad_ca11
+        case .memoryPressure, .forceQuit, .crash, .reboot, .bluetoothOffInSettings, .processStopped,
+            .scheduledTaskOverrun:
+            nil
         }
     }
 
     /// The row of the relaunch table this termination falls under.
     public var cause: TerminationCause {
         switch self {
-        case .watchdog, .backgroundTaskOverrun, .crash: .crash
+        case .watchdog, .backgroundTaskOverrun, .crash, .urlSessionCompletionOverrun, .voipPushNotReported,
+            .scheduledTaskOverrun:
+            .crash
         case .memoryPressure: .memoryPressure
         case .forceQuit: .forceQuit
         case .reboot: .reboot
@@ -87,6 +100,9 @@ public enum TerminationReason: Sendable, Hashable, Codable, CustomStringConverti
         case .reboot: "reboot"
         case .bluetoothOffInSettings: "Bluetooth turned off in Settings"
         case .processStopped: "the daemon's process was stopped"
+        case .urlSessionCompletionOverrun: "URLSession completion handler not called in time (0x2182bad3)"
+        case .voipPushNotReported: "VoIP push not reported as a call (0xbaadca11)"
+        case .scheduledTaskOverrun: "scheduled task not completed when its time ran out"
         }
     }
 }

@@ -56,14 +56,28 @@ public struct LaunchOptions: Sendable, Hashable, Codable {
     public var bluetoothCentrals: [String]
     /// `.bluetoothPeripherals`: the same for peripheral managers.
     public var bluetoothPeripherals: [String]
+    /// `.url`: the document the app was launched to open ("Open in…").
+    public var url: String?
+    /// `.location`: relaunched for a location event.
+    public var location: Bool
+    /// `.remoteNotification`: launched for a push.
+    public var remoteNotification: Bool
 
-    public init(bluetoothCentrals: [String] = [], bluetoothPeripherals: [String] = []) {
+    public init(
+        bluetoothCentrals: [String] = [], bluetoothPeripherals: [String] = [], url: String? = nil,
+        location: Bool = false, remoteNotification: Bool = false
+    ) {
         self.bluetoothCentrals = bluetoothCentrals
         self.bluetoothPeripherals = bluetoothPeripherals
+        self.url = url
+        self.location = location
+        self.remoteNotification = remoteNotification
     }
 
     /// A launch by the user (no options).
-    public var isUserLaunch: Bool { bluetoothCentrals.isEmpty && bluetoothPeripherals.isEmpty }
+    public var isUserLaunch: Bool {
+        bluetoothCentrals.isEmpty && bluetoothPeripherals.isEmpty && url == nil && !location && !remoteNotification
+    }
 }
 
 /// One of the app's callbacks, as the trace names it.
@@ -74,4 +88,18 @@ public enum AppCallback: String, Sendable, Hashable, Codable, CaseIterable {
     case sceneWillResignActive, sceneDidEnterBackground
     /// A background task's expiration handler.
     case expirationHandler
+    /// A BGTaskScheduler launch handler or a scheduled task's expiration handler.
+    case scheduledTaskLaunchHandler, scheduledTaskExpirationHandler
+    /// `application(_:open:options:)`: a document shared to the app.
+    case openURL
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`.
+    case handleEventsForBackgroundURLSession
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` (a silent push).
+    case didReceiveRemoteNotification
+    /// PushKit's `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)`.
+    case didReceiveIncomingPush
+    /// A location manager delegate callback.
+    case locationUpdate
+    /// An AVAudioSession notification handler (interruption, route change).
+    case audioSessionNotification
 }

@@ -28,8 +28,12 @@ package struct AppLifecycle: Sendable {
     package private(set) var inFront = false
     /// A Bluetooth wake window is open.
     package private(set) var wakeActive = false
+    /// What keeps the app running in the background besides a wake window: open background
+    /// tasks, an audio session that plays, location updates, a call, a scheduled task that
+    /// runs (`ExecutionHold`).
+    package private(set) var holds: Set<ExecutionHold> = []
     /// At least one background task is open.
-    package private(set) var taskHold = false
+    package var taskHold: Bool { holds.contains(.backgroundTask) }
 
     private var steps: [Step] = []
     private var startAt = 0
@@ -120,9 +124,22 @@ package struct AppLifecycle: Sendable {
 
     /// Whether background tasks are open (they keep the app running).
     package mutating func setTaskHold(_ held: Bool) -> [LifecycleAction] {
-        guard taskHold != held else { return [] }
-        taskHold = held
-        return reconcileSuspension()
+        setHold(.backgroundTask, held)
+    }
+
+    /// Takes or lets go of one reason to keep running in the background. Taking one resumes a
+    /// suspended app (a scheduled task that starts, a call that comes in); letting go of the
+    /// last one suspends it `suspensionDelay` later.
+    package mutating func setHold(_ hold: ExecutionHold, _ held: Bool) -> [LifecycleAction] {
+        guard holds.contains(hold) != held else { return [] }
+        var actions: [LifecycleAction] = []
+        if held {
+            holds.insert(hold)
+            if !inFront { actions = resumeIfSuspended() }
+        } else {
+            holds.remove(hold)
+        }
+        return actions + reconcileSuspension()
     }
 
     /// One of the timers this machine asked for fired.
@@ -276,7 +293,7 @@ package struct AppLifecycle: Sendable {
 
     /// In the background, idle, and held by neither a task nor a wake window.
     private var canSuspend: Bool {
-        state == .background && !inFront && !isBusy && !taskHold && !wakeActive && pendingTermination == nil
+        state == .background && !inFront && !isBusy && holds.isEmpty && !wakeActive && pendingTermination == nil
     }
 
     private mutating func reconcileSuspension() -> [LifecycleAction] {
@@ -317,6 +334,22 @@ package enum LifecycleAction: Sendable, Equatable {
     case cancel(LifecycleTimer)
     /// The process ended for `reason` (the executor is already discarded).
     case terminated(TerminationReason)
+}
+
+/// A reason the system keeps a background app running (phone-rules.md, "Keep-alive").
+package enum ExecutionHold: Sendable, Hashable {
+    /// UIApplication background tasks are open (`BackgroundTaskBudget`).
+    case backgroundTask
+    /// A BGTaskScheduler task runs until it is completed or expires.
+    case scheduledTask
+    /// The audio mode: an active session that is actually playing.
+    case audio
+    /// The location mode: location updates are on.
+    case location
+    /// A VoIP call reported to CallKit is under way.
+    case call
+    /// A background push or URLSession event is being handled within its allowance.
+    case eventHandling
 }
 
 /// The lifecycle's timers (one of each at a time).

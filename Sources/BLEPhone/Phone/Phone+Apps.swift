@@ -67,7 +67,7 @@ extension Phone {
         entry.expirationHandlers = [:]
         entry.causesSinceRun = []
         entry.idleTimerDisabled = false
-        entry.restoring = reason == .user ? nil : RestorationWait()
+        entry.restoring = reason.restoresBluetooth ? RestorationWait() : nil
         if inFront {
             runtime.foregroundSerial += 1
             entry.lastForegrounded = runtime.foregroundSerial
@@ -144,6 +144,10 @@ extension Phone {
     private func stateChanged(_ app: AppIdentifier, from old: AppState, to new: AppState) {
         let bluetooth = self.bluetooth
         Task(executorPreference: simulation.executor) { await bluetooth.appStateChanged(app, to: new) }
+        scheduledTasksSawStateChange(of: app, from: old, to: new)
+        audioSawStateChange(of: app, from: old, to: new)
+        keepAliveSawStateChange(of: app, from: old, to: new)
+        documentsSawStateChange(of: app, from: old, to: new)
         switch (old, new) {
         case (.inactive, .background), (.notRunning, .background), (.suspended, .background):
             // Background time starts when the app starts running in the background.
@@ -181,6 +185,10 @@ extension Phone {
             runtime.front = nil
             restartIdleTimer()
         }
+        scheduledTasksSawTermination(of: app, reason: reason)
+        audioSawTermination(of: app, reason: reason)
+        keepAliveSawTermination(of: app, reason: reason)
+        documentsSawTermination(of: app, reason: reason)
         let bluetooth = self.bluetooth
         Task(executorPreference: simulation.executor) { await bluetooth.appTerminated(app, reason: reason) }
     }
@@ -225,7 +233,19 @@ extension LaunchReason {
     var launchOptions: LaunchOptions {
         switch self {
         case .bluetoothRestoration(let options), .processRestart(let options): options
-        case .user: LaunchOptions()
+        case .user, .scheduledTask, .urlSession, .voipPush: LaunchOptions()
+        case .location: LaunchOptions(location: true)
+        case .silentPush: LaunchOptions(remoteNotification: true)
+        case .openDocument(let url): LaunchOptions(url: url)
+        }
+    }
+
+    /// A launch that restores Bluetooth managers: their events are held until the app makes
+    /// them again (`RestorationWait`).
+    var restoresBluetooth: Bool {
+        switch self {
+        case .bluetoothRestoration, .processRestart: true
+        case .user, .scheduledTask, .location, .urlSession, .voipPush, .silentPush, .openDocument: false
         }
     }
 }
@@ -247,7 +267,11 @@ extension PhoneApp {
         case .sceneDidBecomeActive: await sceneDidBecomeActive()
         case .sceneWillResignActive: await sceneWillResignActive()
         case .sceneDidEnterBackground: await sceneDidEnterBackground()
-        case .expirationHandler: break
+        // Closures, run through `Phone.runOnApp`, not delegate methods.
+        case .expirationHandler, .scheduledTaskLaunchHandler, .scheduledTaskExpirationHandler, .openURL,
+            .handleEventsForBackgroundURLSession, .didReceiveRemoteNotification, .didReceiveIncomingPush,
+            .locationUpdate, .audioSessionNotification:
+            break
         }
     }
 }

@@ -23,6 +23,12 @@ struct PhoneRuntime {
     /// Events for a not-running app waiting for the restoration record to decide a relaunch.
     var pendingRelaunch: [AppIdentifier: [AppBluetoothDelivery]] = [:]
     var counters = PhoneCounters()
+    /// Charging, battery, Low Power Mode, network, the Background App Refresh switch.
+    var conditions = PhoneConditions()
+    var scheduledTasks = TaskSchedulerRuntime()
+    var audio = AudioRuntime()
+    var keepAlive = KeepAliveRuntime()
+    var documents = DocumentsRuntime()
 
     var radioOn: Bool { !bluetoothOffInSettings && !bluetoothOffInControlCenter && !airplaneMode }
 }

@@ -59,6 +59,16 @@ public enum BluetoothEventKind: String, Sendable, Hashable, Codable, CaseIterabl
 public enum WakeReason: Sendable, Hashable {
     /// A Bluetooth event of a manager with a `bluetooth-*` mode.
     case bluetooth(BluetoothEventKind)
+    /// A BGTaskScheduler task (its identifier) starts running.
+    case scheduledTask(String)
+    /// A location event (the `location` mode: an update, a significant change, a region).
+    case location
+    /// A background URLSession's transfers finished (the session's identifier).
+    case urlSession(String)
+    /// A PushKit VoIP push.
+    case voipPush
+    /// A silent (content-available) push.
+    case silentPush
 }
 
 /// Why an app was launched.
@@ -69,6 +79,18 @@ public enum LaunchReason: Sendable, Hashable {
     /// The daemon restarted the process (Linux, `AppDaemon`), restoring the managers named in the
     /// options from the record the last process saved.
     case processRestart(LaunchOptions)
+    /// Launched in the background to run a BGTaskScheduler task (its identifier).
+    case scheduledTask(String)
+    /// Relaunched in the background for a location event (significant change, region).
+    case location
+    /// Relaunched in the background because a background URLSession finished (its identifier).
+    case urlSession(String)
+    /// Launched in the background for a VoIP push.
+    case voipPush
+    /// Launched in the background for a silent push.
+    case silentPush
+    /// Launched in front to open a document shared to it ("Open in…").
+    case openDocument(String)
 }
 
 /// What happened, in the phone's words.
@@ -103,4 +125,12 @@ public enum PhoneTraceEvent: Sendable, Hashable {
     case restored(restoreIdentifier: String, summary: String)
     /// What the app's script or code wrote to the trace.
     case note(String)
+    /// BGTaskScheduler: registrations, requests, runs, expirations (Tasks/).
+    case scheduledTask(ScheduledTaskEvent)
+    /// The audio session, the other apps' audio and the route (Audio/).
+    case audio(AudioSessionEvent)
+    /// Keep-alive modes and their wake sources: location, URLSession, pushes (KeepAlive/).
+    case keepAlive(KeepAliveEvent)
+    /// Documents shared to apps and opened by them (Documents/).
+    case document(DocumentEvent)
 }

@@ -25,6 +25,11 @@ public struct PhoneTraceRecord: Sendable, Equatable {
         case taskEnded(identifier: Int)
         /// A labelled tick (launches, kills, alerts, user and system actions).
         case tick(TickKind, label: String)
+        /// An overlay that starts (`on`) or stops: a scheduled task's run, the audio session's
+        /// state, location updates, a call. `id` pairs the start with its stop.
+        case overlay(OverlayKind, id: String, on: Bool)
+        /// A small labelled mark: a task requested, a push received, a file shared.
+        case mark(MarkKind, label: String)
         /// Not drawn (callbacks, scene changes, notes).
         case none
     }
@@ -36,6 +41,16 @@ public struct PhoneTraceRecord: Sendable, Equatable {
 
     public enum TickKind: String, Sendable, Hashable, CaseIterable {
         case launch, kill, alert, action, restoration, denial
+    }
+
+    /// What an overlay shows.
+    public enum OverlayKind: String, Sendable, Hashable, CaseIterable {
+        case scheduledTask, audioActive, audioPlaying, audioDucking, location, call, eventHandling
+    }
+
+    /// What a mark shows.
+    public enum MarkKind: String, Sendable, Hashable, CaseIterable {
+        case taskRequest, push, urlSession, location, document, audio
     }
 
     /// The event's type, a `PhoneTraceEvent` case name (stable: docs/phone-scenarios.md lists them).
@@ -82,6 +97,18 @@ extension PhoneTraceEvent {
                 fields.append(("peripherals", .texts(options.bluetoothPeripherals)))
                 let names = options.bluetoothCentrals + options.bluetoothPeripherals
                 words += " in the background to restore " + names.map { "'\($0)'" }.joined(separator: ", ")
+            case .scheduledTask(let identifier):
+                fields.append(("task", .text(identifier)))
+                words += " in the background to run task '\(identifier)'"
+            case .location: words += " in the background for a location event"
+            case .urlSession(let identifier):
+                fields.append(("session", .text(identifier)))
+                words += " in the background: URLSession '\(identifier)' finished"
+            case .voipPush: words += " in the background for a VoIP push"
+            case .silentPush: words += " in the background for a silent push"
+            case .openDocument(let url):
+                fields.append(("url", .text(url)))
+                words += " to open \(url)"
             }
             return PhoneTraceRecord(
                 type: "launched", fields: fields, words: words, timeline: .tick(.launch, label: "launch"))
@@ -121,6 +148,14 @@ extension PhoneTraceEvent {
                 ],
                 words: "woken by Bluetooth (\(kind)) until \(PhoneTraceText.time(until))", timeline: .wake(until: until)
             )
+        case .woken(let reason, let until):
+            return PhoneTraceRecord(
+                type: "woken", fields: [("reason", .text(reason.name)), ("until_ms", .integer(until.milliseconds))],
+                words: "woken by \(reason.words) until \(PhoneTraceText.time(until))", timeline: .wake(until: until))
+        case .scheduledTask(let event): return event.record
+        case .audio(let event): return event.record
+        case .keepAlive(let event): return event.record
+        case .document(let event): return event.record
         case .alert(let text):
             return PhoneTraceRecord(
                 type: "alert", fields: [("text", .text(text))], words: "system alert: \(text)",
@@ -234,6 +269,38 @@ extension LaunchReason {
         case .user: "user"
         case .bluetoothRestoration: "bluetooth_restoration"
         case .processRestart: "process_restart"
+        case .scheduledTask: "scheduled_task"
+        case .location: "location"
+        case .urlSession: "url_session"
+        case .voipPush: "voip_push"
+        case .silentPush: "silent_push"
+        case .openDocument: "open_document"
+        }
+    }
+}
+
+extension WakeReason {
+    /// The reason's name in traces.
+    public var name: String {
+        switch self {
+        case .bluetooth: "bluetooth"
+        case .scheduledTask: "scheduled_task"
+        case .location: "location"
+        case .urlSession: "url_session"
+        case .voipPush: "voip_push"
+        case .silentPush: "silent_push"
+        }
+    }
+
+    /// The reason in words.
+    var words: String {
+        switch self {
+        case .bluetooth(let kind): "Bluetooth (\(kind))"
+        case .scheduledTask(let identifier): "scheduled task '\(identifier)'"
+        case .location: "a location event"
+        case .urlSession(let identifier): "URLSession '\(identifier)'"
+        case .voipPush: "a VoIP push"
+        case .silentPush: "a silent push"
         }
     }
 }
@@ -250,13 +317,16 @@ extension TerminationReason {
         case .reboot: "reboot"
         case .bluetoothOffInSettings: "bluetooth_off_in_settings"
         case .processStopped: "process_stopped"
+        case .urlSessionCompletionOverrun: "url_session_completion_overrun"
+        case .voipPushNotReported: "voip_push_not_reported"
+        case .scheduledTaskOverrun: "scheduled_task_overrun"
         }
     }
 
     /// Every reason (for the scenario format's list of names).
     public static let all: [TerminationReason] = [
         .watchdog, .backgroundTaskOverrun, .memoryPressure, .forceQuit, .crash, .reboot, .bluetoothOffInSettings,
-        .processStopped,
+        .processStopped, .urlSessionCompletionOverrun, .voipPushNotReported, .scheduledTaskOverrun,
     ]
 }
 

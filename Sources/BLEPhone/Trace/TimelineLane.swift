@@ -53,6 +53,9 @@ struct TimelineLane {
         case .tick(let kind, let label):
             if kind == .kill { endAllTasks(at: entry.time) }
             addTick(kind, label: label, x: scale.x(entry.time))
+        case .overlay, .mark:
+            // Drawn from issue 16's timeline work (scheduled tasks, audio, wake sources).
+            break
         case .none:
             break
         }
