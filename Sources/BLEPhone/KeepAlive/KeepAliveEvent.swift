@@ -47,12 +47,14 @@ extension KeepAliveEvent {
         switch self {
         case .phoneMoved(let to):
             return Record(
-                type: "phoneMoved", fields: [("latitude", .text("\(to.latitude)")), ("longitude", .text("\(to.longitude)"))],
+                type: "phoneMoved",
+                fields: [("latitude", .text("\(to.latitude)")), ("longitude", .text("\(to.longitude)"))],
                 words: "phone moved to \(to)", timeline: .none)
         case .locationUpdates(let on, let keeps):
             return Record(
                 type: "locationUpdates", fields: [("on", .flag(on)), ("keeps_app_running", .flag(keeps))],
-                words: "location updates " + (on ? "on" + (keeps ? " (keep the app running)" : " (pause when suspended)") : "off"),
+                words: "location updates "
+                    + (on ? "on" + (keeps ? " (keep the app running)" : " (pause when suspended)") : "off"),
                 timeline: .overlay(.location, id: "updates", on: on))
         case .significantChanges(let on):
             return Record(
@@ -86,7 +88,9 @@ extension KeepAliveEvent {
                 type: "transferWaiting", fields: [("session", .text(session))],
                 words: "URLSession '\(session)' waits for a network", timeline: .none)
         case .transferCompleted(let session, let task, let error):
-            var fields: [(name: String, value: Record.Value)] = [("session", .text(session)), ("task", .integer(Int64(task)))]
+            var fields: [(name: String, value: Record.Value)] = [
+                ("session", .text(session)), ("task", .integer(Int64(task))),
+            ]
             if let error { fields.append(("error", .text("\(error)"))) }
             return Record(
                 type: "transferCompleted", fields: fields,
@@ -94,12 +98,15 @@ extension KeepAliveEvent {
                 timeline: .mark(.urlSession, label: error == nil ? "done" : "cancelled"))
         case .sessionEventsHandling(let session, let until):
             return Record(
-                type: "sessionEventsHandling", fields: [("session", .text(session)), ("until_ms", .integer(until.milliseconds))],
-                words: "handleEventsForBackgroundURLSession '\(session)': completion due by \(PhoneTraceText.time(until))",
+                type: "sessionEventsHandling",
+                fields: [("session", .text(session)), ("until_ms", .integer(until.milliseconds))],
+                words:
+                    "handleEventsForBackgroundURLSession '\(session)': completion due by \(PhoneTraceText.time(until))",
                 timeline: .overlay(.eventHandling, id: "url:" + session, on: true))
         case .sessionEventsHandled(let session, let called):
             return Record(
-                type: "sessionEventsHandled", fields: [("session", .text(session)), ("completion_called", .flag(called))],
+                type: "sessionEventsHandled",
+                fields: [("session", .text(session)), ("completion_called", .flag(called))],
                 words: "URLSession '\(session)' events handled"
                     + (called ? " (completion handler called)" : " (completion handler NOT called in time)"),
                 timeline: .overlay(.eventHandling, id: "url:" + session, on: false))
@@ -109,7 +116,8 @@ extension KeepAliveEvent {
                 timeline: .mark(.push, label: kind.rawValue))
         case .pushDeferred(let kind, let until):
             return Record(
-                type: "pushDeferred", fields: [("kind", .text(kind.rawValue)), ("until_ms", .integer(until.milliseconds))],
+                type: "pushDeferred",
+                fields: [("kind", .text(kind.rawValue)), ("until_ms", .integer(until.milliseconds))],
                 words: "\(kind.rawValue) push deferred until \(PhoneTraceText.time(until)) (rate limit)",
                 timeline: .mark(.push, label: "deferred"))
         case .pushDropped(let kind, let why):
@@ -129,7 +137,8 @@ extension KeepAliveEvent {
             return Record(
                 type: "pushHandled",
                 fields: [
-                    ("kind", .text(kind.rawValue)), ("serial", .integer(Int64(serial))), ("completion_called", .flag(called)),
+                    ("kind", .text(kind.rawValue)), ("serial", .integer(Int64(serial))),
+                    ("completion_called", .flag(called)),
                 ],
                 words: "\(kind.rawValue) push #\(serial) "
                     + (called ? "completed" : "not completed in its time"),

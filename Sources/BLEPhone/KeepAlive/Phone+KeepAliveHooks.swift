@@ -35,7 +35,8 @@ extension Phone {
         for call in calls { record(.keepAlive(.callEnded(call.uuidString, why: "the app ended")), app: app) }
         for _ in lostPushes {
             runtime.keepAlive.counters.pushesDropped += 1
-            record(.keepAlive(.pushDropped(.voip, why: "the app ended before it set a push registry delegate")), app: app)
+            record(
+                .keepAlive(.pushDropped(.voip, why: "the app ended before it set a push registry delegate")), app: app)
         }
         for event in lostLocation {
             runtime.keepAlive.counters.locationEventsDropped += 1

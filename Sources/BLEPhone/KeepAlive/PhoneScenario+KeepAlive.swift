@@ -60,7 +60,8 @@ extension Phone {
     /// Performs a scenario's keep-alive action on `app` (`PhoneScenarioRunner`).
     public func perform(_ action: PhoneScenario.KeepAliveAction, for app: AppIdentifier) {
         switch action {
-        case .moveTo(let latitude, let longitude): moveTo(CLLocationCoordinate2D(latitude: latitude, longitude: longitude))
+        case .moveTo(let latitude, let longitude):
+            moveTo(CLLocationCoordinate2D(latitude: latitude, longitude: longitude))
         case .voipPush: deliverVoIPPush(to: app)
         case .silentPush: deliverSilentPush(to: app)
         case .endCall: endCall(of: app)
@@ -234,7 +235,8 @@ enum KeepAliveScenario {
     static func description(_ expectation: PhoneScenario.KeepAliveExpectation) -> String {
         switch expectation {
         case .woken(let reason, let times): "woken by \(reason) " + (times.map { "\($0) times" } ?? "at least once")
-        case .launchedFor(let reason, let times): "launched for \(reason) " + (times.map { "\($0) times" } ?? "at least once")
+        case .launchedFor(let reason, let times):
+            "launched for \(reason) " + (times.map { "\($0) times" } ?? "at least once")
         }
     }
 
@@ -244,7 +246,9 @@ enum KeepAliveScenario {
     {
         switch expectation {
         case .woken(let reason, let times):
-            let count = entries.count { if case .woken(let woken, _) = $0.event { woken.name == reason } else { false } }
+            let count = entries.count {
+                if case .woken(let woken, _) = $0.event { woken.name == reason } else { false }
+            }
             return (times.map { $0 == count } ?? (count > 0), "woken by \(reason) \(count) times")
         case .launchedFor(let reason, let times):
             let count = entries.count {
@@ -310,7 +314,8 @@ extension ScriptedApp: CLLocationManagerDelegate, URLSessionDelegate, PKPushRegi
             }
         case .download(let identifier, let bytes):
             do {
-                _ = try await keepAlive.sessions[identifier]?.downloadTask(with: "https://example.com/\(identifier)", bytes: bytes)
+                _ = try await keepAlive.sessions[identifier]?.downloadTask(
+                    with: "https://example.com/\(identifier)", bytes: bytes)
             } catch {
                 await note("download in \(identifier) failed: \(error)")
             }
@@ -361,7 +366,8 @@ extension ScriptedApp: CLLocationManagerDelegate, URLSessionDelegate, PKPushRegi
     }
 
     public func didReceiveRemoteNotification(
-        _ userInfo: [String: String], fetchCompletionHandler: @escaping @Sendable (UIBackgroundFetchResult) async -> Void
+        _ userInfo: [String: String],
+        fetchCompletionHandler: @escaping @Sendable (UIBackgroundFetchResult) async -> Void
     ) async {
         await react(toKeepAlive: .silentPush)
         await fetchCompletionHandler(.newData)

@@ -193,7 +193,7 @@ enum ScenarioParser {
     }
 
     static func step(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.Step {
-        let (key, value) = try single(cursor, among: PhoneScenarioNames.steps)
+        let (key, value) = try single(cursor, among: PhoneScenarioNames.steps + KeepAliveScenario.stepKeys)
         switch key {
         case "begin_task": return .beginTask(try value.string())
         case "end_task": return .endTask(try value.string())
@@ -311,7 +311,9 @@ enum ScenarioParser {
     // MARK: Expectations
 
     static func expectation(_ cursor: JSONCursor, duration: Duration) throws(Failure) -> PhoneScenario.Expectation {
-        let (key, value) = try single(cursor, among: PhoneScenarioNames.expectations, besides: ["at_s", "kind", "times"])
+        let (key, value) = try single(
+            cursor, among: PhoneScenarioNames.expectations + KeepAliveScenario.expectationKeys,
+            besides: ["at_s", "kind", "times"])
         let times = cursor.member("times")
         if let times, !KeepAliveScenario.expectationKeys.contains(key) {
             throw times.fail("\"times\" applies only to woken and launched_for")

@@ -45,13 +45,13 @@ enum PhoneScenarioNames {
     /// Each step is an object with one of these keys.
     static let steps = [
         "begin_task", "end_task", "work_s", "scan", "connect", "disconnect", "subscribe", "write", "note",
-    ] + KeepAliveScenario.stepKeys
+    ]
 
     /// Each expectation is an object with one of these keys (and `at_s` or `kind` beside some).
     static let expectations = [
         "state", "killed", "never_killed", "launches", "relaunches", "delivered_at_least", "delivered_at_most",
         "no_dropped_events", "alerts_at_least", "note",
-    ] + KeepAliveScenario.expectationKeys
+    ]
 
     static func terminationReason(named name: String) -> TerminationReason? {
         TerminationReason.all.first { $0.name == name }

@@ -14,7 +14,9 @@ struct KeepAliveMachineTests {
         CLLocation(coordinate: coordinate, timestamp: .zero.advanced(by: .seconds(seconds)))
     }
 
-    @Test("Location mode: updates keep the app running only with the mode and, from iOS 9, allowsBackgroundLocationUpdates")
+    @Test(
+        "Location mode: updates keep the app running only with the mode and, from iOS 9, allowsBackgroundLocationUpdates"
+    )
     func locationHoldPerProfile() {
         var ios17 = LocationMonitor(hasLocationMode: true, profile: .ios17, rules: KeepAliveRules())
         ios17.startUpdating()
@@ -54,7 +56,8 @@ struct KeepAliveMachineTests {
         #expect(monitor.significantChanges)
     }
 
-    @Test("Region monitoring: enter and exit once per crossing; the starting state is no event; it outlives the process")
+    @Test(
+        "Region monitoring: enter and exit once per crossing; the starting state is no event; it outlives the process")
     func regions() {
         var monitor = LocationMonitor(hasLocationMode: false, profile: .ios17, rules: KeepAliveRules())
         monitor.startMonitoring(CLCircularRegion(center: Self.home, radius: 200, identifier: "home"), at: Self.home)

@@ -93,7 +93,8 @@ struct KeepAliveScenarioTests {
         ]
         for (json, expected) in cases {
             let failure = error(json)
-            #expect(failure?.description.contains(expected) == true, "\(failure?.description ?? "parsed") ≠ \(expected)")
+            #expect(
+                failure?.description.contains(expected) == true, "\(failure?.description ?? "parsed") ≠ \(expected)")
             #expect((failure?.line ?? 0) >= 1)
         }
     }

@@ -89,7 +89,8 @@ actor KeepAliveApp: PhoneApp, CLLocationManagerDelegate, BLEPhone.URLSessionDele
         }
     }
     func urlSession(
-        _ session: BLEPhone.URLSession, task: BLEPhone.URLSessionTask, didCompleteWithError error: URLSessionTaskError?) async {
+        _ session: BLEPhone.URLSession, task: BLEPhone.URLSessionTask, didCompleteWithError error: URLSessionTaskError?
+    ) async {
         log.add("completed \(task.taskIdentifier)" + (error.map { " \($0)" } ?? ""))
     }
     func urlSessionDidFinishEvents(forBackgroundURLSession session: BLEPhone.URLSession) async {
@@ -111,7 +112,8 @@ actor KeepAliveApp: PhoneApp, CLLocationManagerDelegate, BLEPhone.URLSessionDele
     }
 
     func didReceiveRemoteNotification(
-        _ userInfo: [String: String], fetchCompletionHandler: @escaping @Sendable (UIBackgroundFetchResult) async -> Void
+        _ userInfo: [String: String],
+        fetchCompletionHandler: @escaping @Sendable (UIBackgroundFetchResult) async -> Void
     ) async {
         log.add("silent")
         guard let work = behaviour.silentPushWork else { return }

@@ -20,7 +20,8 @@ struct LocationKeepAliveTests {
             let world = await PhoneWorld.make(profile, radio: radio)
             let app = await world.installKeepAlive(
                 "com.example.run", modes: [.location],
-                behaviour: KeepAliveBehaviour(locationDelegate: true, startUpdates: true, allowsBackgroundUpdates: true))
+                behaviour: KeepAliveBehaviour(locationDelegate: true, startUpdates: true, allowsBackgroundUpdates: true)
+            )
             await world.phone.moveTo(Self.home)
             await world.phone.open(app)
             try await world.at(10)
@@ -73,7 +74,8 @@ struct LocationKeepAliveTests {
             let app = await world.installKeepAlive(
                 "com.example.geo", modes: [],
                 behaviour: KeepAliveBehaviour(
-                    locationDelegate: true, region: CLCircularRegion(center: Self.home, radius: 200, identifier: "home")))
+                    locationDelegate: true, region: CLCircularRegion(center: Self.home, radius: 200, identifier: "home")
+                ))
             await world.phone.open(app)
             try await world.at(10)
             await world.phone.home()
@@ -137,7 +139,8 @@ struct LocationKeepAliveTests {
             let app = await world.installKeepAlive(
                 "com.example.geo", modes: [],
                 behaviour: KeepAliveBehaviour(
-                    locationDelegate: true, region: CLCircularRegion(center: Self.home, radius: 200, identifier: "home")))
+                    locationDelegate: true, region: CLCircularRegion(center: Self.home, radius: 200, identifier: "home")
+                ))
             await world.phone.open(app)
             try await world.at(10)
             await world.phone.forceQuit(app)

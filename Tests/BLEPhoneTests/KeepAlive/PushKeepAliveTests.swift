@@ -99,7 +99,8 @@ struct PushKeepAliveTests {
         #expect(trace.contains("pushDropped voip@240"))
         #expect(counters.pushesDropped == 1)
 
-        let (old, _, _) = try await Self.world(.ios6, modes: [.voip], behaviour: KeepAliveBehaviour(pushRegistry: true)) {
+        let (old, _, _) = try await Self.world(.ios6, modes: [.voip], behaviour: KeepAliveBehaviour(pushRegistry: true))
+        {
             world, app in
             await world.phone.deliverVoIPPush(to: app)
             try await world.at(10)
@@ -112,7 +113,9 @@ struct PushKeepAliveTests {
 
     @Test("A silent push wakes a suspended app; its fetch completion after 2 s ends the hold: suspended 1 s later")
     func silentWake() async throws {
-        let (trace, log, _) = try await Self.world(.ios17, modes: [.remoteNotification], behaviour: KeepAliveBehaviour()) {
+        let (trace, log, _) = try await Self.world(
+            .ios17, modes: [.remoteNotification], behaviour: KeepAliveBehaviour()
+        ) {
             world, app in
             await world.phone.open(app)
             try await world.at(10)
@@ -147,7 +150,9 @@ struct PushKeepAliveTests {
         #expect(counters.completionsMissed == 1)
     }
 
-    @Test("Silent pushes: 3 an hour in the background; the 4th is deferred to the hour's end, a 5th replaces it (dropped)")
+    @Test(
+        "Silent pushes: 3 an hour in the background; the 4th is deferred to the hour's end, a 5th replaces it (dropped)"
+    )
     func silentRateLimit() async throws {
         let (trace, log, counters) = try await Self.world(
             .ios17, modes: [.remoteNotification], behaviour: KeepAliveBehaviour()
@@ -161,7 +166,8 @@ struct PushKeepAliveTests {
             }
             try await world.at(4_000)
         }
-        #expect(log.filter { $0.hasPrefix("silent@") }.map { $0.split(separator: "@")[1] } == ["100", "200", "300", "3700"])
+        #expect(
+            log.filter { $0.hasPrefix("silent@") }.map { $0.split(separator: "@")[1] } == ["100", "200", "300", "3700"])
         #expect(trace.contains("pushDeferred silent@400"))
         #expect(trace.contains("pushDropped silent@500"))
         #expect(counters.pushesDeferred == 2)
@@ -171,7 +177,9 @@ struct PushKeepAliveTests {
 
     @Test("A silent push launches a terminated app in the background, but not one the user force-quit")
     func silentLaunch() async throws {
-        let (trace, log, _) = try await Self.world(.ios17, modes: [.remoteNotification], behaviour: KeepAliveBehaviour()) {
+        let (trace, log, _) = try await Self.world(
+            .ios17, modes: [.remoteNotification], behaviour: KeepAliveBehaviour()
+        ) {
             world, app in
             await world.phone.open(app)
             try await world.at(10)

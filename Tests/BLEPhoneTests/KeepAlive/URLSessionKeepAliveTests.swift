@@ -12,7 +12,8 @@ struct URLSessionKeepAliveTests {
     /// Opens the app (which makes session "sync"), starts a download of `bytes` at 5 s, sends it
     /// home at 10 s; then `then` runs; the trace and the log come back.
     static func run(
-        _ profile: PhoneProfile = .ios17, bytes: Int, behaviour: KeepAliveBehaviour = KeepAliveBehaviour(session: "sync"),
+        _ profile: PhoneProfile = .ios17, bytes: Int,
+        behaviour: KeepAliveBehaviour = KeepAliveBehaviour(session: "sync"),
         until end: Double, then: @escaping @Sendable (PhoneWorld, AppIdentifier) async throws -> Void = { _, _ in }
     ) async throws -> (trace: [String], log: [String]) {
         let radio = VirtualRadio()
@@ -30,7 +31,9 @@ struct URLSessionKeepAliveTests {
         }
     }
 
-    @Test("A transfer finishing while the app is suspended wakes it: handleEvents, completions, finishedEvents, completion → suspended")
+    @Test(
+        "A transfer finishing while the app is suspended wakes it: handleEvents, completions, finishedEvents, completion → suspended"
+    )
     func wakeSuspended() async throws {
         // 500 MB on Wi-Fi (5 MB/s): 100 s, from 5 s → 105 s.
         let (trace, log) = try await Self.run(bytes: 500_000_000, until: 200)
@@ -45,7 +48,9 @@ struct URLSessionKeepAliveTests {
         #expect(!trace.contains { $0.hasPrefix("killed") })
     }
 
-    @Test("The completion handler not called: killed url_session_completion_overrun (0x2182bad3) exactly at the 30 s allowance")
+    @Test(
+        "The completion handler not called: killed url_session_completion_overrun (0x2182bad3) exactly at the 30 s allowance"
+    )
     func overrun() async throws {
         var behaviour = KeepAliveBehaviour(session: "sync")
         behaviour.completeURLSession = false
@@ -57,7 +62,9 @@ struct URLSessionKeepAliveTests {
         #expect(TerminationReason.urlSessionCompletionOverrun.code == 0x2182_bad3)
     }
 
-    @Test("Transfers continue after a memory kill; the finish relaunches the app in the background (LaunchReason.urlSession)")
+    @Test(
+        "Transfers continue after a memory kill; the finish relaunches the app in the background (LaunchReason.urlSession)"
+    )
     func relaunch() async throws {
         let (trace, log) = try await Self.run(bytes: 500_000_000, until: 300) { world, app in
             try await world.at(20)
@@ -84,7 +91,8 @@ struct URLSessionKeepAliveTests {
         #expect(log.contains("completed 1 cancelled: the user force-quit the app@200"))
     }
 
-    @Test("No network: the transfer waits; Wi-Fi back at 50 s resumes it; the rate follows the network (cellular 1 MB/s)")
+    @Test(
+        "No network: the transfer waits; Wi-Fi back at 50 s resumes it; the rate follows the network (cellular 1 MB/s)")
     func networkChanges() async throws {
         let (trace, _) = try await Self.run(bytes: 100_000_000, until: 300) { world, _ in
             try await world.at(12)

@@ -31,7 +31,9 @@ extension Phone {
             runtime.keepAlive.apps[app]!.location = monitor
             if paused {
                 runtime.keepAlive.counters.locationUpdatesPaused += 1
-                record(.keepAlive(.locationNotDelivered(.update, why: "updates pause while the app is suspended")), app: app)
+                record(
+                    .keepAlive(.locationNotDelivered(.update, why: "updates pause while the app is suspended")),
+                    app: app)
             }
             for event in events { route(event, to: app) }
         }
@@ -48,7 +50,8 @@ extension Phone {
         change(&monitor)
         runtime.keepAlive.apps[app]!.location = monitor
         if (monitor.updating, monitor.keepsAppRunning) != before {
-            record(.keepAlive(.locationUpdates(on: monitor.updating, keepsAppRunning: monitor.keepsAppRunning)), app: app)
+            record(
+                .keepAlive(.locationUpdates(on: monitor.updating, keepsAppRunning: monitor.keepsAppRunning)), app: app)
         }
         syncKeepAliveHolds(app)
     }
@@ -65,7 +68,8 @@ extension Phone {
     func startRegionMonitoring(_ region: CLCircularRegion, app: AppIdentifier, launch: Int) throws(CLError) {
         guard isCurrent(app, launch: launch) else { return }
         guard region.center.isValid, region.radius > 0, region.radius.isFinite else {
-            throw .regionMonitoringFailure("region '\(region.identifier)' needs a centre on the Earth and a positive radius")
+            throw .regionMonitoringFailure(
+                "region '\(region.identifier)' needs a centre on the Earth and a positive radius")
         }
         var monitor = makeMonitor(app)
         guard monitor.regions[region.identifier] != nil || monitor.regions.count < 20 else {

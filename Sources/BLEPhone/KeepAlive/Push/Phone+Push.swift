@@ -94,7 +94,8 @@ extension Phone {
     }
 
     private func silentPushCompleted(_ serial: Int, of app: AppIdentifier, launch: Int) {
-        guard isCurrent(app, launch: launch), endHandling(.silentPush(serial), of: app, timer: .silentPushWindow(serial))
+        guard isCurrent(app, launch: launch),
+            endHandling(.silentPush(serial), of: app, timer: .silentPushWindow(serial))
         else { return }
         record(.keepAlive(.pushHandled(.silent, serial: serial, completionCalled: true)), app: app)
     }
@@ -124,7 +125,8 @@ extension Phone {
         guard entry.declaration.backgroundModes.contains(.voip) else {
             return dropPush(.voip, app, "no voip background mode")
         }
-        var ledger = runtime.keepAlive.apps[app]?.voip ?? VoIPPushLedger(profile: profile, rules: runtime.keepAlive.rules)
+        var ledger =
+            runtime.keepAlive.apps[app]?.voip ?? VoIPPushLedger(profile: profile, rules: runtime.keepAlive.rules)
         guard !ledger.deliveryStopped else {
             return dropPush(.voip, app, "delivery stopped after \(ledger.failures) pushes not reported as calls")
         }

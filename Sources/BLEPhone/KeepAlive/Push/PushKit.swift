@@ -21,7 +21,8 @@ public final class PKPushRegistry: Sendable {
 
     /// Sets the delegate (and `desiredPushTypes = [.voIP]`).
     public func setDelegate(_ delegate: (any PKPushRegistryDelegate)?) async {
-        await context.phone.setPushRegistryDelegate(delegate, registry: self, app: context.app, launch: context.launchNumber)
+        await context.phone.setPushRegistryDelegate(
+            delegate, registry: self, app: context.app, launch: context.launchNumber)
     }
 }
 

@@ -76,7 +76,8 @@ package struct BackgroundSession: Sendable {
         guard !done.isEmpty else { return reschedule(now) }
         running.removeAll { $0.remaining < 0.5 }
         for transfer in done {
-            let completion = Completion(task: transfer.task, url: transfer.url, upload: transfer.upload, bytes: transfer.bytes, error: nil)
+            let completion = Completion(
+                task: transfer.task, url: transfer.url, upload: transfer.upload, bytes: transfer.bytes, error: nil)
             completions.append(completion)
             actions.append(.completed(completion))
         }
@@ -90,7 +91,8 @@ package struct BackgroundSession: Sendable {
         advance(to: now)
         var actions: [Action] = []
         for transfer in running {
-            let completion = Completion(task: transfer.task, url: transfer.url, upload: transfer.upload, bytes: transfer.bytes, error: error)
+            let completion = Completion(
+                task: transfer.task, url: transfer.url, upload: transfer.upload, bytes: transfer.bytes, error: error)
             completions.append(completion)
             actions.append(.completed(completion))
         }

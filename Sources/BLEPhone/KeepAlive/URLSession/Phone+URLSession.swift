@@ -18,7 +18,9 @@ extension Phone {
     }
 
     /// A task `resume()`d: its identifier (nil from an ended instance).
-    func startTransfer(session identifier: String, url: String, upload: Bool, bytes: Int, app: AppIdentifier, launch: Int) -> Int? {
+    func startTransfer(
+        session identifier: String, url: String, upload: Bool, bytes: Int, app: AppIdentifier, launch: Int
+    ) -> Int? {
         guard isCurrent(app, launch: launch) else { return nil }
         var session = sessionState(identifier, of: app)
         let (task, actions) = session.add(url: url, upload: upload, bytes: bytes, at: simulation.now)
@@ -87,7 +89,8 @@ extension Phone {
     /// `handleEventsForBackgroundURLSession` is called, its completion handler due within
     /// `KeepAliveRules.urlSessionCompletionAllowance`.
     private func sessionFinished(_ identifier: String, of app: AppIdentifier) {
-        guard let entry = runtime.apps[app], runtime.keepAlive.apps[app]?.sessions[identifier]?.completions.isEmpty == false
+        guard let entry = runtime.apps[app],
+            runtime.keepAlive.apps[app]?.sessions[identifier]?.completions.isEmpty == false
         else { return }
         let allowance = runtime.keepAlive.rules.urlSessionCompletionAllowance
         let until = simulation.now.advanced(by: allowance)
@@ -96,12 +99,14 @@ extension Phone {
             flushSession(identifier, of: app)
         case .suspended:
             guard runtime.keepAlive.apps[app]?.handlings.contains(.urlSession(identifier)) != true else { return }
-            beginHandling(.urlSession(identifier), of: app, allowance: allowance, timer: .urlSessionCompletion(identifier))
+            beginHandling(
+                .urlSession(identifier), of: app, allowance: allowance, timer: .urlSessionCompletion(identifier))
             wakeForKeepAlive(app, .urlSession(identifier), until: until)
             callHandleEvents(identifier, of: app)
         case .notRunning:
             launchForKeepAlive(app, reason: .urlSession(identifier), then: .urlSessionEvents(identifier))
-            beginHandling(.urlSession(identifier), of: app, allowance: allowance, timer: .urlSessionCompletion(identifier))
+            beginHandling(
+                .urlSession(identifier), of: app, allowance: allowance, timer: .urlSessionCompletion(identifier))
         }
     }
 
@@ -146,7 +151,8 @@ extension Phone {
         runOnApp(app, .urlSessionDelegate) {
             for completion in completions {
                 let task = URLSessionTask(
-                    taskIdentifier: completion.task, url: completion.url, isUpload: completion.upload, bytes: completion.bytes)
+                    taskIdentifier: completion.task, url: completion.url, isUpload: completion.upload,
+                    bytes: completion.bytes)
                 await delegate.urlSession(session, task: task, didCompleteWithError: completion.error)
             }
             if woken, !stillRunning { await delegate.urlSessionDidFinishEvents(forBackgroundURLSession: session) }
