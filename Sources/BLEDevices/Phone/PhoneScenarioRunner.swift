@@ -97,6 +97,8 @@ public enum PhoneScenarioRunner {
         case .airplaneMode(let on): await phone.setAirplaneMode(on: on)
         case .device(let name, let deviceAction):
             await devices[name]?.perform(deviceAction, radio: radio)
+        case .keepAlive(let keepAliveAction):
+            await phone.perform(keepAliveAction, for: app)
         }
     }
 }

@@ -28,6 +28,20 @@ public protocol PhoneApp: Actor {
     func sceneDidBecomeActive() async
     func sceneWillResignActive() async
     func sceneDidEnterBackground() async
+
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`: a background
+    /// session's transfers finished while the app did not run; it was woken or relaunched for
+    /// them. Call `completionHandler` once the session's events are handled (typically from
+    /// `URLSessionDelegate.urlSessionDidFinishEvents`), within
+    /// `KeepAliveRules.urlSessionCompletionAllowance`, or the app is killed (0x2182bad3). The
+    /// default calls it at once (an app without the method is not held to it).
+    func handleEventsForBackgroundURLSession(
+        identifier: String, completionHandler: @escaping @Sendable () async -> Void) async
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`: a silent push; the
+    /// handler has 30 s. The default completes at once with `.noData`.
+    func didReceiveRemoteNotification(
+        _ userInfo: [String: String],
+        fetchCompletionHandler: @escaping @Sendable (UIBackgroundFetchResult) async -> Void) async
 }
 
 extension PhoneApp {
@@ -47,6 +61,13 @@ extension PhoneApp {
     public func sceneDidBecomeActive() async {}
     public func sceneWillResignActive() async {}
     public func sceneDidEnterBackground() async {}
+    public func handleEventsForBackgroundURLSession(
+        identifier: String, completionHandler: @escaping @Sendable () async -> Void
+    ) async { await completionHandler() }
+    public func didReceiveRemoteNotification(
+        _ userInfo: [String: String],
+        fetchCompletionHandler: @escaping @Sendable (UIBackgroundFetchResult) async -> Void
+    ) async { await fetchCompletionHandler(.noData) }
 }
 
 /// Why an app was launched, and what to restore (UIApplication.LaunchOptionsKey).
@@ -102,4 +123,6 @@ public enum AppCallback: String, Sendable, Hashable, Codable, CaseIterable {
     case locationUpdate
     /// An AVAudioSession notification handler (interruption, route change).
     case audioSessionNotification
+    /// A background URLSession's delegate: task completions, `urlSessionDidFinishEvents`.
+    case urlSessionDelegate
 }

@@ -210,6 +210,7 @@ extension Phone {
         guard runtime.apps[app]?.context?.launchNumber == launch else { return }
         record(.callbackFinished(callback), app: app)
         feed(app) { $0.callbackFinished(callback) }
+        keepAliveSawCallbackFinished(callback, of: app)
     }
 
     /// Runs an app closure (an expiration handler) on the app's executor, traced.
@@ -271,6 +272,8 @@ extension PhoneApp {
         case .expirationHandler, .scheduledTaskLaunchHandler, .scheduledTaskExpirationHandler, .openURL,
             .handleEventsForBackgroundURLSession, .didReceiveRemoteNotification, .didReceiveIncomingPush,
             .locationUpdate, .audioSessionNotification:
+            break
+        case .urlSessionDelegate:
             break
         }
     }

@@ -63,6 +63,8 @@ extension Phone {
             budgetTimerFired(budgetTimer, of: app)
         case .autoLock:
             autoLockFired()
+        case .keepAlive(let app, let keepAliveTimer):
+            keepAliveTimerFired(keepAliveTimer, of: app)
         }
     }
 }

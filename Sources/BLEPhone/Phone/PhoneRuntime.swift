@@ -100,6 +100,8 @@ enum PhoneTimer: Hashable {
     case lifecycle(AppIdentifier, LifecycleTimer)
     case budget(AppIdentifier, BudgetTimer)
     case autoLock
+    /// Keep-alive modes: transfers, handler allowances, the silent-push rate limit (KeepAlive/).
+    case keepAlive(AppIdentifier, KeepAliveTimer)
 }
 
 struct ScheduledTimer {

@@ -69,6 +69,8 @@ enum ScenarioEncoder {
         case .timer(let every):
             object["on"] = .string("timer")
             object["every_s"] = seconds(every)
+        case .keepAlive(let trigger):
+            object["on"] = .string(trigger.rawValue)
         case let lifecycle:
             let name = PhoneScenarioNames.lifecycleTriggers.first { $0.1 == lifecycle }?.0 ?? "launch"
             object["on"] = .string(name)
@@ -92,6 +94,7 @@ enum ScenarioEncoder {
         case .write(let device, let bytes):
             (key, value) = ("write", .object(["device": .string(device), "hex": .string(Hex.string(bytes))]))
         case .note(let text): (key, value) = ("note", .string(text))
+        case .keepAlive(let step): (key, value) = KeepAliveScenario.encode(step)
         }
         return .object([key: value])
     }
@@ -110,6 +113,8 @@ enum ScenarioEncoder {
             object["device"] = .string(device)
             object["action"] = .string(PhoneScenarioNames.name(of: action))
             if case .startNotifying(let every?) = action { object["period_s"] = seconds(every) }
+        case .keepAlive(let action):
+            KeepAliveScenario.encode(action, into: &object)
         case let action:
             object["action"] = .string(PhoneScenarioNames.name(of: action) ?? "open")
             if case .reboot(let passcode) = action { object["passcode"] = .bool(passcode) }
@@ -136,6 +141,7 @@ enum ScenarioEncoder {
         case .noEventDropped: object["no_dropped_events"] = .bool(true)
         case .alertsAtLeast(let count): object["alerts_at_least"] = .number(Double(count))
         case .noted(let text): object["note"] = .string(text)
+        case .keepAlive(let expectation): KeepAliveScenario.encode(expectation, into: &object)
         }
         return .object(object)
     }

@@ -24,6 +24,7 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .noEventDropped: "no event dropped"
         case .alertsAtLeast(let count): "at least \(count) system alert\(count == 1 ? "" : "s")"
         case .noted(let text): "note \"\(text)\""
+        case .keepAlive(let expectation): KeepAliveScenario.description(expectation)
         }
     }
 
@@ -71,6 +72,9 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .noted(let text):
             let found = entries.contains { $0.event == .note(text) }
             return result(found, found ? "noted" : "no such note")
+        case .keepAlive(let expectation):
+            let (passed, observed) = KeepAliveScenario.evaluate(expectation, entries)
+            return result(passed, observed)
         }
     }
 

@@ -165,6 +165,8 @@ enum ScenarioParser {
             trigger = .bluetooth(bluetooth, device: name)
         } else if on == "timer" {
             trigger = .timer(every: try seconds(try required("every_s", in: object), in: 0.001...86_400))
+        } else if let keepAlive = PhoneScenario.KeepAliveTrigger(rawValue: on) {
+            trigger = .keepAlive(keepAlive)
         } else {
             throw onCursor.fail(
                 "unknown event \"\(on)\"; expected one of: " + PhoneScenarioNames.triggerNames.joined(separator: ", "))
@@ -191,7 +193,7 @@ enum ScenarioParser {
     }
 
     static func step(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.Step {
-        let (key, value) = try single(cursor, among: PhoneScenarioNames.steps)
+        let (key, value) = try single(cursor, among: PhoneScenarioNames.steps + KeepAliveScenario.stepKeys)
         switch key {
         case "begin_task": return .beginTask(try value.string())
         case "end_task": return .endTask(try value.string())
@@ -222,6 +224,7 @@ enum ScenarioParser {
                 throw hex.fail("expected up to 512 octets as pairs of hex digits")
             }
             return .write(device: name, value: bytes)
+        case let key where KeepAliveScenario.stepKeys.contains(key): return try KeepAliveScenario.step(key, value)
         default: return .note(try value.string())
         }
     }
@@ -260,7 +263,8 @@ enum ScenarioParser {
     static func step(_ cursor: JSONCursor, devices: [String], duration: Duration) throws(Failure)
         -> PhoneScenario.TimelineStep
     {
-        let object = try cursor.object(allowing: ["at_s", "action", "device", "passcode", "period_s"])
+        let object = try cursor.object(
+            allowing: Set(["at_s", "action", "device", "passcode", "period_s"] + KeepAliveScenario.actionFields))
         let at = try seconds(try required("at_s", in: object), in: 0...duration.inSeconds)
         let actionCursor = try required("action", in: object)
         let name = try actionCursor.string()
@@ -278,14 +282,21 @@ enum ScenarioParser {
                 action = .startNotifying(every: .seconds(try wholeSeconds(period, in: 1...255)))
             }
             if let passcode = object.member("passcode") { throw passcode.fail("\"passcode\" applies only to reboot") }
+            try KeepAliveScenario.rejectFields(object, for: name)
             return PhoneScenario.TimelineStep(at: at, .device(device, action))
+        }
+        if let keepAlive = try KeepAliveScenario.action(name, object) {
+            for key in ["passcode", "period_s"] {
+                if let extra = object.member(key) { throw extra.fail("\"\(key)\" does not apply to \(name)") }
+            }
+            return PhoneScenario.TimelineStep(at: at, .keepAlive(keepAlive))
         }
         guard var action = PhoneScenarioNames.actions.first(where: { $0.0 == name })?.1 else {
             let hint =
                 PhoneScenarioNames.deviceActions.contains { $0.0 == name } ? " (a device action needs \"device\")" : ""
             throw actionCursor.fail(
                 "unknown action \"\(name)\"\(hint); expected one of: "
-                    + PhoneScenarioNames.actions.map(\.0).joined(separator: ", "))
+                    + (PhoneScenarioNames.actions.map(\.0) + KeepAliveScenario.actionNames).joined(separator: ", "))
         }
         if let passcode = object.member("passcode") {
             guard case .reboot = action else { throw passcode.fail("\"passcode\" applies only to reboot") }
@@ -300,7 +311,13 @@ enum ScenarioParser {
     // MARK: Expectations
 
     static func expectation(_ cursor: JSONCursor, duration: Duration) throws(Failure) -> PhoneScenario.Expectation {
-        let (key, value) = try single(cursor, among: PhoneScenarioNames.expectations, besides: ["at_s", "kind"])
+        let (key, value) = try single(
+            cursor, among: PhoneScenarioNames.expectations + KeepAliveScenario.expectationKeys,
+            besides: ["at_s", "kind", "times"])
+        let times = cursor.member("times")
+        if let times, !KeepAliveScenario.expectationKeys.contains(key) {
+            throw times.fail("\"times\" applies only to woken and launched_for")
+        }
         let at = cursor.member("at_s")
         let kindCursor = cursor.member("kind")
         if let at, key != "state" { throw at.fail("\"at_s\" applies only to \"state\"") }
@@ -341,6 +358,8 @@ enum ScenarioParser {
         case "delivered_at_least": return .deliveredAtLeast(try count(value), kind: kind)
         case "delivered_at_most": return .deliveredAtMost(try count(value), kind: kind)
         case "alerts_at_least": return .alertsAtLeast(try count(value))
+        case let key where KeepAliveScenario.expectationKeys.contains(key):
+            return try KeepAliveScenario.expectation(key, value, times: times)
         default: return .noted(try value.string())
         }
     }

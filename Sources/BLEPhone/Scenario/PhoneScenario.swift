@@ -131,6 +131,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case bluetooth(BluetoothTrigger, device: String?)
         /// Every period of the app's own clock (which stands while the app is suspended).
         case timer(every: Duration)
+        /// A keep-alive handler: a URLSession's events, a push, a location event.
+        case keepAlive(KeepAliveTrigger)
     }
 
     /// The Bluetooth events a reaction can answer.
@@ -168,6 +170,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case write(device: String, value: [UInt8])
         /// Writes the text to the trace.
         case note(String)
+        /// Location, background URLSession and CallKit steps.
+        case keepAlive(KeepAliveStep)
     }
 
     /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
@@ -218,6 +222,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case bluetoothInControlCenter(on: Bool)
         case airplaneMode(on: Bool)
         case device(String, DeviceAction)
+        /// Moves, pushes, the network, the end of a call.
+        case keepAlive(KeepAliveAction)
     }
 
     public enum DeviceAction: Sendable, Equatable {
@@ -248,5 +254,7 @@ public struct PhoneScenario: Sendable, Equatable {
         case alertsAtLeast(Int)
         /// The script wrote this note.
         case noted(String)
+        /// Wakes and launches by keep-alive sources.
+        case keepAlive(KeepAliveExpectation)
     }
 }

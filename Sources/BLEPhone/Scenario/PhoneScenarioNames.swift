@@ -39,6 +39,7 @@ enum PhoneScenarioNames {
 
     static var triggerNames: [String] {
         lifecycleTriggers.map(\.0) + PhoneScenario.BluetoothTrigger.allCases.map(\.rawValue) + ["timer"]
+            + PhoneScenario.KeepAliveTrigger.allCases.map(\.rawValue)
     }
 
     /// Each step is an object with one of these keys.

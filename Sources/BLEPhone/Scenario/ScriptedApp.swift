@@ -43,6 +43,8 @@ public actor ScriptedApp: PhoneApp {
     /// Background tasks begun by name.
     private var tasks: [String: BackgroundTaskIdentifier] = [:]
     private var started = false
+    /// Location manager, sessions, calls (KeepAlive/PhoneScenario+KeepAlive.swift).
+    var keepAlive = ScriptedKeepAlive()
 
     public init(context: AppContext, script: PhoneScenario.App, devices: [ScriptedDevice]) {
         self.context = context
@@ -79,6 +81,7 @@ public actor ScriptedApp: PhoneApp {
                 Task(executorPreference: context.executor) { await self.tick(every: period, reaction.steps) }
             }
         }
+        await startKeepAlive()
     }
 
     private func follow(_ events: EventStream<PhoneCentralManagerEvent>) async {
@@ -148,7 +151,7 @@ public actor ScriptedApp: PhoneApp {
         }
     }
 
-    private func perform(_ steps: [PhoneScenario.Step]) async {
+    func perform(_ steps: [PhoneScenario.Step]) async {
         for step in steps { await perform(step) }
     }
 
@@ -215,10 +218,12 @@ public actor ScriptedApp: PhoneApp {
             }
         case .note(let text):
             await note(text)
+        case .keepAlive(let step):
+            await perform(keepAlive: step)
         }
     }
 
-    private func note(_ text: String) async {
+    func note(_ text: String) async {
         await context.phone.record(.note(text), app: context.app)
     }
 }
