@@ -97,6 +97,8 @@ public enum PhoneScenarioRunner {
         case .airplaneMode(let on): await phone.setAirplaneMode(on: on)
         case .device(let name, let deviceAction):
             await devices[name]?.perform(deviceAction, radio: radio)
+        case .tasks(let taskAction):
+            await taskAction.perform(on: phone, app: app)
         }
     }
 }

@@ -210,6 +210,7 @@ extension Phone {
         guard runtime.apps[app]?.context?.launchNumber == launch else { return }
         record(.callbackFinished(callback), app: app)
         feed(app) { $0.callbackFinished(callback) }
+        if callback == .didFinishLaunching { scheduledTasksSawLaunchEnd(of: app) }
     }
 
     /// Runs an app closure (an expiration handler) on the app's executor, traced.

@@ -100,6 +100,8 @@ enum PhoneTimer: Hashable {
     case lifecycle(AppIdentifier, LifecycleTimer)
     case budget(AppIdentifier, BudgetTimer)
     case autoLock
+    /// BGTaskScheduler's evaluation and each run's limits (Tasks/).
+    case scheduledTask(ScheduledTaskTimer)
 }
 
 struct ScheduledTimer {

@@ -55,6 +55,9 @@ enum ScenarioEncoder {
             object["restore_identifiers"] = .array(app.restoreIdentifiers.sorted().map(JSONValue.string))
         }
         if app.usesAccessorySetupKit { object["uses_accessory_setup_kit"] = .bool(true) }
+        if !app.permittedTaskIdentifiers.isEmpty {
+            object["permitted_task_identifiers"] = .array(app.permittedTaskIdentifiers.sorted().map(JSONValue.string))
+        }
         if !app.reactions.isEmpty { object["reactions"] = .array(app.reactions.map(reaction)) }
         return .object(object)
     }
@@ -69,6 +72,11 @@ enum ScenarioEncoder {
         case .timer(let every):
             object["on"] = .string("timer")
             object["every_s"] = seconds(every)
+        case .scheduledTask(let task):
+            object["on"] = .string("scheduled_task")
+            if let task { object["task"] = .string(task) }
+        case .taskExpiration:
+            object["on"] = .string("task_expiration")
         case let lifecycle:
             let name = PhoneScenarioNames.lifecycleTriggers.first { $0.1 == lifecycle }?.0 ?? "launch"
             object["on"] = .string(name)
@@ -92,6 +100,7 @@ enum ScenarioEncoder {
         case .write(let device, let bytes):
             (key, value) = ("write", .object(["device": .string(device), "hex": .string(Hex.string(bytes))]))
         case .note(let text): (key, value) = ("note", .string(text))
+        case .tasks(let taskStep): return ScenarioTasks.encode(taskStep)
         }
         return .object([key: value])
     }
@@ -110,6 +119,8 @@ enum ScenarioEncoder {
             object["device"] = .string(device)
             object["action"] = .string(PhoneScenarioNames.name(of: action))
             if case .startNotifying(let every?) = action { object["period_s"] = seconds(every) }
+        case .tasks(let action):
+            ScenarioTasks.encode(action, into: &object)
         case let action:
             object["action"] = .string(PhoneScenarioNames.name(of: action) ?? "open")
             if case .reboot(let passcode) = action { object["passcode"] = .bool(passcode) }
@@ -136,6 +147,7 @@ enum ScenarioEncoder {
         case .noEventDropped: object["no_dropped_events"] = .bool(true)
         case .alertsAtLeast(let count): object["alerts_at_least"] = .number(Double(count))
         case .noted(let text): object["note"] = .string(text)
+        case .tasks(let taskExpectation): return ScenarioTasks.encode(taskExpectation)
         }
         return .object(object)
     }

@@ -82,6 +82,8 @@ public struct PhoneScenario: Sendable, Equatable {
         public var restoreIdentifiers: Set<String>
         public var usesAccessorySetupKit: Bool
         public var reactions: [Reaction]
+        /// `BGTaskSchedulerPermittedIdentifiers`: the script registers each in `didFinishLaunching`.
+        public var permittedTaskIdentifiers: Set<String> = []
 
         public init(
             bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [],
@@ -99,7 +101,8 @@ public struct PhoneScenario: Sendable, Equatable {
         public var declaration: AppDeclaration {
             AppDeclaration(
                 bundleIdentifier: bundleIdentifier, backgroundModes: backgroundModes,
-                restoreIdentifiers: restoreIdentifiers, usesAccessorySetupKit: usesAccessorySetupKit)
+                restoreIdentifiers: restoreIdentifiers, permittedTaskIdentifiers: permittedTaskIdentifiers,
+                usesAccessorySetupKit: usesAccessorySetupKit)
         }
     }
 
@@ -131,6 +134,10 @@ public struct PhoneScenario: Sendable, Equatable {
         case bluetooth(BluetoothTrigger, device: String?)
         /// Every period of the app's own clock (which stands while the app is suspended).
         case timer(every: Duration)
+        /// A scheduled task's launch handler (of one identifier, or nil: any).
+        case scheduledTask(String?)
+        /// A scheduled task's expiration handler (the script sets one only if it has this reaction).
+        case taskExpiration
     }
 
     /// The Bluetooth events a reaction can answer.
@@ -168,6 +175,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case write(device: String, value: [UInt8])
         /// Writes the text to the trace.
         case note(String)
+        /// BGTaskScheduler: submit, complete, cancel (Tasks/PhoneScenario+Tasks.swift).
+        case tasks(TaskStep)
     }
 
     /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
@@ -218,6 +227,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case bluetoothInControlCenter(on: Bool)
         case airplaneMode(on: Bool)
         case device(String, DeviceAction)
+        /// The phone's conditions, the debugger's simulate commands (Tasks/PhoneScenario+Tasks.swift).
+        case tasks(TaskAction)
     }
 
     public enum DeviceAction: Sendable, Equatable {
@@ -248,5 +259,7 @@ public struct PhoneScenario: Sendable, Equatable {
         case alertsAtLeast(Int)
         /// The script wrote this note.
         case noted(String)
+        /// Of the app's scheduled tasks (Tasks/PhoneScenario+Tasks.swift).
+        case tasks(TaskExpectation)
     }
 }

@@ -43,6 +43,8 @@ public actor ScriptedApp: PhoneApp {
     /// Background tasks begun by name.
     private var tasks: [String: BackgroundTaskIdentifier] = [:]
     private var started = false
+    /// The scheduled tasks running now (Tasks/ScriptedApp+Tasks.swift).
+    var scheduledTasks: [BGTask] = []
 
     public init(context: AppContext, script: PhoneScenario.App, devices: [ScriptedDevice]) {
         self.context = context
@@ -53,6 +55,7 @@ public actor ScriptedApp: PhoneApp {
     // MARK: Lifecycle
 
     public func didFinishLaunching(options: LaunchOptions) async {
+        await registerScheduledTasks()
         await start()
         await react(to: .launch)
     }
@@ -148,7 +151,7 @@ public actor ScriptedApp: PhoneApp {
         }
     }
 
-    private func perform(_ steps: [PhoneScenario.Step]) async {
+    func perform(_ steps: [PhoneScenario.Step]) async {
         for step in steps { await perform(step) }
     }
 
@@ -215,10 +218,12 @@ public actor ScriptedApp: PhoneApp {
             }
         case .note(let text):
             await note(text)
+        case .tasks(let taskStep):
+            await perform(taskStep)
         }
     }
 
-    private func note(_ text: String) async {
+    func note(_ text: String) async {
         await context.phone.record(.note(text), app: context.app)
     }
 }
