@@ -95,7 +95,10 @@ struct PhoneCommandTests {
 
     @Test("The documented examples run and pass")
     func examplesPass() throws {
-        for file in ["foreground-only.json", "central-heartbeat-wakes.json", "restoration-memory-vs-force-quit.json"] {
+        for file in [
+            "foreground-only.json", "central-heartbeat-wakes.json", "restoration-memory-vs-force-quit.json",
+            "overnight-update-check.json",
+        ] {
             let result = try CLI.run("phone", "run", phoneExamples.appendingPathComponent(file).path)
             #expect(result.status == 0, "\(file): \(result.standardOutput.suffix(2_000)) \(result.standardError)")
         }
