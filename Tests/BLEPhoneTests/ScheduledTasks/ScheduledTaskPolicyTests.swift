@@ -44,16 +44,18 @@ struct ScheduledTaskPolicyTests {
         #expect(trace.contains("taskCompleted refresh success@600"))
     }
 
-    @Test("A refresh without earliestBeginDate waits while the app is in front and runs when it leaves")
-    func notInFront() async throws {
-        let trace = try await Self.scenario(request: { _ in BGAppRefreshTaskRequest(identifier: "refresh") })
+    @Test("A refresh without earliestBeginDate waits while the app is in front and runs when it leaves", arguments: [PhoneProfile.ios17, .ios26])
+    func notInFront(profile: PhoneProfile) async throws {
+        let trace = try await Self.scenario(
+            profile, request: { _ in BGAppRefreshTaskRequest(identifier: "refresh") })
         #expect(trace.contains("taskDeferred refresh@1"))
         #expect(trace.contains("taskStarted refresh@2"))
     }
 
-    @Test("Not while the battery is below 20 % unless charging: runs when the cable is plugged in")
-    func lowBattery() async throws {
+    @Test("Not while the battery is below 20 % unless charging: runs when the cable is plugged in", arguments: [PhoneProfile.ios17, .ios26])
+    func lowBattery(profile: PhoneProfile) async throws {
         let trace = try await Self.scenario(
+            profile,
             request: { _ in BGAppRefreshTaskRequest(identifier: "refresh") },
             before: { world, _ in await world.phone.updateConditions { $0.batteryLevel = 15 } },
             script: { world, _ in
@@ -64,9 +66,10 @@ struct ScheduledTaskPolicyTests {
         #expect(trace.contains("taskStarted refresh@300"))
     }
 
-    @Test("Not in Low Power Mode: runs when it is turned off")
-    func lowPowerMode() async throws {
+    @Test("Not in Low Power Mode: runs when it is turned off", arguments: [PhoneProfile.ios17, .ios26])
+    func lowPowerMode(profile: PhoneProfile) async throws {
         let trace = try await Self.scenario(
+            profile,
             request: { _ in BGAppRefreshTaskRequest(identifier: "refresh") },
             before: { world, _ in await world.phone.updateConditions { $0.lowPowerMode = true } },
             script: { world, _ in
@@ -76,9 +79,10 @@ struct ScheduledTaskPolicyTests {
         #expect(trace.filter { $0.hasPrefix("taskStarted") } == ["taskStarted refresh@400"])
     }
 
-    @Test("Not with Background App Refresh turned off after the submit")
-    func backgroundAppRefreshOff() async throws {
+    @Test("Not with Background App Refresh turned off after the submit", arguments: [PhoneProfile.ios17, .ios26])
+    func backgroundAppRefreshOff(profile: PhoneProfile) async throws {
         let trace = try await Self.scenario(
+            profile,
             request: { BGAppRefreshTaskRequest(identifier: "refresh", earliestBeginDate: $0.instant(100)) },
             script: { world, _ in await world.phone.updateConditions { $0.backgroundAppRefresh = false } })
         #expect(!trace.contains { $0.hasPrefix("taskStarted") })
@@ -98,9 +102,10 @@ struct ScheduledTaskPolicyTests {
         #expect(trace.filter { $0.hasPrefix("taskStarted") } == ["taskStarted nightly@200"])
     }
 
-    @Test("Processing that requires network waits for one")
-    func processingNeedsNetwork() async throws {
+    @Test("Processing that requires network waits for one", arguments: [PhoneProfile.ios17, .ios26])
+    func processingNeedsNetwork(profile: PhoneProfile) async throws {
         let trace = try await Self.scenario(
+            profile,
             request: { _ in BGProcessingTaskRequest(identifier: "nightly", requiresNetworkConnectivity: true) },
             before: { world, _ in await world.phone.updateConditions { $0.network = .none } },
             script: { world, _ in

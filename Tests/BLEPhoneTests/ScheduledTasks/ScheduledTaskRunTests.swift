@@ -1,5 +1,6 @@
 import BLEController
 import BLESimulation
+import Foundation
 import Testing
 
 @testable import BLEPhone
@@ -46,9 +47,10 @@ struct ScheduledTaskRunTests {
         #expect(kills.isEmpty)
     }
 
-    @Test("The expiration handler is called at the refresh limit (30 s); completing in it ends the task unsuccessfully, no kill")
-    func expirationAtLimit() async throws {
+    @Test("The expiration handler is called at the refresh limit (30 s); completing in it ends the task unsuccessfully, no kill", arguments: [PhoneProfile.ios17, .ios26])
+    func expirationAtLimit(profile: PhoneProfile) async throws {
         let (log, trace, kills) = try await Self.run(
+            profile,
             behaviour: TaskBehaviour(register: ["refresh"], completeAfter: nil), script: Self.refreshAt100)
         #expect(log.contains("expiration refresh@130"))
         #expect(trace.contains("taskExpiring refresh@130"))
@@ -56,9 +58,10 @@ struct ScheduledTaskRunTests {
         #expect(kills.isEmpty)
     }
 
-    @Test("No expiration handler: at the limit the system completes the task unsuccessfully; no kill")
-    func noExpirationHandler() async throws {
+    @Test("No expiration handler: at the limit the system completes the task unsuccessfully; no kill", arguments: [PhoneProfile.ios17, .ios26])
+    func noExpirationHandler(profile: PhoneProfile) async throws {
         let (log, trace, kills) = try await Self.run(
+            profile,
             behaviour: TaskBehaviour(register: ["refresh"], completeAfter: nil, expirationHandler: false),
             script: Self.refreshAt100)
         #expect(!log.contains { $0.hasPrefix("expiration") })
@@ -79,9 +82,10 @@ struct ScheduledTaskRunTests {
         #expect(kills == [.scheduledTaskOverrun])
     }
 
-    @Test("A not-running app is launched in the background for its task and registers during that launch")
-    func launchForTask() async throws {
-        let (log, trace, _) = try await Self.run(behaviour: TaskBehaviour(register: ["refresh"])) { world, app in
+    @Test("A not-running app is launched in the background for its task and registers during that launch", arguments: [PhoneProfile.ios17, .ios26])
+    func launchForTask(profile: PhoneProfile) async throws {
+        let (log, trace, _) = try await Self.run(
+            profile, behaviour: TaskBehaviour(register: ["refresh"])) { world, app in
             try await Self.refreshAt100(world, app)
             try await world.at(10)
             await world.phone.memoryPressure(app)
@@ -92,9 +96,10 @@ struct ScheduledTaskRunTests {
         #expect(trace.contains("taskCompleted refresh success@100"))
     }
 
-    @Test("A launch that does not register the identifier cannot run the task (traced), and the app is not held")
-    func launchWithoutRegistration() async throws {
-        let (log, trace, _) = try await Self.run(behaviour: TaskBehaviour(register: [])) { world, app in
+    @Test("A launch that does not register the identifier cannot run the task (traced), and the app is not held", arguments: [PhoneProfile.ios17, .ios26])
+    func launchWithoutRegistration(profile: PhoneProfile) async throws {
+        let (log, trace, _) = try await Self.run(
+            profile, behaviour: TaskBehaviour(register: [])) { world, app in
             try await Self.refreshAt100(world, app)
             try await world.at(10)
             await world.phone.memoryPressure(app)
@@ -105,9 +110,10 @@ struct ScheduledTaskRunTests {
         #expect(trace.contains("suspended@101"))
     }
 
-    @Test("simulateLaunchForTask bypasses the policy (low battery, before earliestBeginDate); simulateExpirationForTask calls the expiration handler now")
-    func simulate() async throws {
-        let (log, trace, _) = try await Self.run(behaviour: TaskBehaviour(register: ["refresh"], completeAfter: nil)) {
+    @Test("simulateLaunchForTask bypasses the policy (low battery, before earliestBeginDate); simulateExpirationForTask calls the expiration handler now", arguments: [PhoneProfile.ios17, .ios26])
+    func simulate(profile: PhoneProfile) async throws {
+        let (log, trace, _) = try await Self.run(
+            profile, behaviour: TaskBehaviour(register: ["refresh"], completeAfter: nil)) {
             world, app in
             await world.phone.updateConditions { $0.batteryLevel = 5 }
             try await world.at(1)
@@ -127,9 +133,10 @@ struct ScheduledTaskRunTests {
         #expect(trace.contains("taskCompleted refresh failure@55"))
     }
 
-    @Test("A running processing task expires early when the user unlocks the phone")
-    func processingExpiresOnUnlock() async throws {
-        let (log, trace, _) = try await Self.run(behaviour: TaskBehaviour(register: ["nightly"], completeAfter: nil)) {
+    @Test("A running processing task expires early when the user unlocks the phone", arguments: [PhoneProfile.ios17, .ios26])
+    func processingExpiresOnUnlock(profile: PhoneProfile) async throws {
+        let (log, trace, _) = try await Self.run(
+            profile, behaviour: TaskBehaviour(register: ["nightly"], completeAfter: nil)) {
             world, app in
             try await world.at(1)
             try await world.scheduler(app)!.submit(BGProcessingTaskRequest(identifier: "nightly"))
@@ -140,5 +147,22 @@ struct ScheduledTaskRunTests {
         #expect(log.contains("handler nightly@1"))
         #expect(log.contains("expiration nightly@200"))
         #expect(trace.contains("taskCompleted nightly failure@200"))
+    }
+
+    @Test("The picture of a run: the request a mark, the run an overlay, the wake drawn as a scheduled-task wake")
+    func timelineOfARun() async throws {
+        let radio = VirtualRadio()
+        let svg = try await radio.simulation.run {
+            let world = await PhoneWorld.make(.ios17, radio: radio)
+            let app = await world.installTaskApp(behaviour: TaskBehaviour(register: ["refresh"], completeAfter: .seconds(20)))
+            await world.phone.open(app)
+            try await Self.refreshAt100(world, app)
+            try await world.at(300)
+            return PhoneTimelineSVG().render(await world.phone.trace)
+        }
+        // One of each in the legend, one more in the app's lane.
+        for style in ["o-scheduledTask", "k-taskRequest", "wake-scheduled_task"] {
+            #expect(svg.components(separatedBy: "class=\"\(style)\"").count - 1 == 2, "\(style)")
+        }
     }
 }
