@@ -281,7 +281,9 @@ enum ScenarioParser {
         let at = try seconds(try required("at_s", in: object), in: 0...duration.inSeconds)
         let actionCursor = try required("action", in: object)
         let name = try actionCursor.string()
-        if let action = try ScenarioTasks.action(name, object) { return PhoneScenario.TimelineStep(at: at, .tasks(action)) }
+        if let action = try ScenarioTasks.action(name, object) {
+            return PhoneScenario.TimelineStep(at: at, .tasks(action))
+        }
         if let deviceCursor = object.member("device") {
             let device = try self.device(deviceCursor, among: devices)
             guard var action = PhoneScenarioNames.deviceActions.first(where: { $0.0 == name })?.1 else {
@@ -319,7 +321,8 @@ enum ScenarioParser {
 
     static func expectation(_ cursor: JSONCursor, duration: Duration) throws(Failure) -> PhoneScenario.Expectation {
         let (key, value) = try single(
-            cursor, among: PhoneScenarioNames.expectations, besides: Set(["at_s", "kind"]).union(ScenarioTasks.expectationExtras))
+            cursor, among: PhoneScenarioNames.expectations,
+            besides: Set(["at_s", "kind"]).union(ScenarioTasks.expectationExtras))
         if ScenarioTasks.expectationKeys.contains(key) {
             for extra in ["at_s", "kind"] {
                 if let stray = cursor.member(extra) { throw stray.fail("\"\(extra)\" does not apply to \(key)") }
@@ -327,7 +330,9 @@ enum ScenarioParser {
             return .tasks(try ScenarioTasks.expectation(key, value, in: cursor, duration: duration))
         }
         for extra in ScenarioTasks.expectationExtras.sorted() {
-            if let stray = cursor.member(extra) { throw stray.fail("\"\(extra)\" applies only to task_ran and task_completed") }
+            if let stray = cursor.member(extra) {
+                throw stray.fail("\"\(extra)\" applies only to task_ran and task_completed")
+            }
         }
         let at = cursor.member("at_s")
         let kindCursor = cursor.member("kind")

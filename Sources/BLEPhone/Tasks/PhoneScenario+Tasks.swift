@@ -118,7 +118,9 @@ enum ScenarioTasks {
 
     static func identifier(_ cursor: JSONCursor) throws(Failure) -> String {
         let id = try cursor.string()
-        guard !id.isEmpty, id.utf8.count <= 255 else { throw cursor.fail("expected a task identifier of 1 to 255 octets") }
+        guard !id.isEmpty, id.utf8.count <= 255 else {
+            throw cursor.fail("expected a task identifier of 1 to 255 octets")
+        }
         return id
     }
 
@@ -133,13 +135,15 @@ enum ScenarioTasks {
                     : .submitProcessing(id, earliest: nil, requiresExternalPower: false, requiresNetwork: false)
             }
             let allowed: Set<String> =
-                refresh ? ["task", "earliest_s"] : ["task", "earliest_s", "requires_external_power", "requires_network"]
+                refresh
+                ? ["task", "earliest_s"] : ["task", "earliest_s", "requires_external_power", "requires_network"]
             let object = try value.object(allowing: allowed)
             let id = try identifier(try ScenarioParser.required("task", in: object))
             let earliest = try ScenarioParser.optionalSeconds(object.member("earliest_s"), in: 0...604_800)
             if refresh { return .submitRefresh(id, earliest: earliest) }
             return .submitProcessing(
-                id, earliest: earliest, requiresExternalPower: try object.member("requires_external_power")?.bool() ?? false,
+                id, earliest: earliest,
+                requiresExternalPower: try object.member("requires_external_power")?.bool() ?? false,
                 requiresNetwork: try object.member("requires_network")?.bool() ?? false)
         case "complete_task": return .complete(success: try value.bool())
         default: return .cancel(try identifier(value))
@@ -150,7 +154,9 @@ enum ScenarioTasks {
         switch step {
         case .submitRefresh(let id, nil): return .object(["submit_refresh": .string(id)])
         case .submitRefresh(let id, let earliest?):
-            return .object(["submit_refresh": .object(["task": .string(id), "earliest_s": .number(earliest.inSeconds)])])
+            return .object([
+                "submit_refresh": .object(["task": .string(id), "earliest_s": .number(earliest.inSeconds)])
+            ])
         case .submitProcessing(let id, let earliest, let power, let network):
             var object: [String: JSONValue] = ["task": .string(id)]
             if let earliest { object["earliest_s"] = .number(earliest.inSeconds) }
@@ -166,7 +172,9 @@ enum ScenarioTasks {
     static func action(_ name: String, _ object: JSONCursor) throws(Failure) -> PhoneScenario.TaskAction? {
         switch name {
         case "set_conditions":
-            if let task = object.member("task") { throw task.fail("\"task\" applies only to simulate_task_launch and simulate_task_expiration") }
+            if let task = object.member("task") {
+                throw task.fail("\"task\" applies only to simulate_task_launch and simulate_task_expiration")
+            }
             let conditions = try ScenarioParser.required("conditions", in: object).object(allowing: [
                 "charging", "battery_percent", "low_power_mode", "network", "background_app_refresh",
             ])
@@ -224,9 +232,12 @@ enum ScenarioTasks {
     {
         let id = try identifier(value)
         if key == "task_ran" {
-            if let success = cursor.member("success") { throw success.fail("\"success\" applies only to task_completed") }
+            if let success = cursor.member("success") {
+                throw success.fail("\"success\" applies only to task_completed")
+            }
             let times = try cursor.member("times")?.integer(in: 0...1_000_000)
-            let notBefore = try ScenarioParser.optionalSeconds(cursor.member("not_before_s"), in: 0...duration.inSeconds)
+            let notBefore = try ScenarioParser.optionalSeconds(
+                cursor.member("not_before_s"), in: 0...duration.inSeconds)
             return .ran(id, times: times, notBefore: notBefore)
         }
         for extra in ["times", "not_before_s"] {

@@ -70,7 +70,10 @@ extension ScheduledTaskEvent {
         case .started(let id, let run, let until, let simulated):
             return make(
                 "taskStarted", id,
-                [("run", .integer(Int64(run))), ("until_ms", .integer(until.milliseconds)), ("simulated", .flag(simulated))],
+                [
+                    ("run", .integer(Int64(run))), ("until_ms", .integer(until.milliseconds)),
+                    ("simulated", .flag(simulated)),
+                ],
                 "starts\(simulated ? " (simulated)" : ""), time limit \(PhoneTraceText.time(until))",
                 overlay(id, run, true))
         case .notRegistered(let id, let run):

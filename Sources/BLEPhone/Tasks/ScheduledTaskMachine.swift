@@ -85,7 +85,9 @@ package struct ScheduledTaskMachine: Sendable {
     }
 
     /// `register(forTaskWithIdentifier:using:launchHandler:)`.
-    package mutating func register(_ app: AppIdentifier, _ identifier: String, declaration: AppDeclaration, currentLaunch: Bool)
+    package mutating func register(
+        _ app: AppIdentifier, _ identifier: String, declaration: AppDeclaration, currentLaunch: Bool
+    )
         -> (BGTaskRegistrationError?, [ScheduledTaskAction])
     {
         let record = apps[app, default: AppRecord()]
@@ -107,7 +109,9 @@ package struct ScheduledTaskMachine: Sendable {
     }
 
     /// The app's `didFinishLaunching` returned: the tasks that waited for it run, or cannot.
-    package mutating func launchEnded(_ app: AppIdentifier, now: VirtualInstant, policy: any BackgroundTaskSchedulingPolicy)
+    package mutating func launchEnded(
+        _ app: AppIdentifier, now: VirtualInstant, policy: any BackgroundTaskSchedulingPolicy
+    )
         -> [ScheduledTaskAction]
     {
         apps[app, default: AppRecord()].launchEnded = true
@@ -155,7 +159,8 @@ package struct ScheduledTaskMachine: Sendable {
         if others >= limit {
             return reject(
                 .tooManyPendingTaskRequests,
-                "\(limit) \(request.kind.isProcessing ? "processing" : "refresh") request\(limit == 1 ? "" : "s") already pending")
+                "\(limit) \(request.kind.isProcessing ? "processing" : "refresh") request\(limit == 1 ? "" : "s") already pending"
+            )
         }
         var actions: [ScheduledTaskAction] = []
         let entry = Pending(app: app, request: request, submittedAt: now)
@@ -234,7 +239,9 @@ package struct ScheduledTaskMachine: Sendable {
                 index += 1
                 continue
             }
-            if running.values.contains(where: { $0.app == entry.app && $0.request.identifier == entry.request.identifier }) {
+            if running.values.contains(where: {
+                $0.app == entry.app && $0.request.identifier == entry.request.identifier
+            }) {
                 index += 1
                 continue
             }
@@ -293,7 +300,8 @@ package struct ScheduledTaskMachine: Sendable {
     ) -> (Bool, [ScheduledTaskAction]) {
         guard
             let run = running.keys.sorted().first(where: {
-                running[$0]!.app == app && running[$0]!.request.identifier == identifier && running[$0]!.phase == .running
+                running[$0]!.app == app && running[$0]!.request.identifier == identifier
+                    && running[$0]!.phase == .running
             })
         else { return (false, []) }
         return (true, expire(run, now: now, why: "simulated", policy: policy))
@@ -343,7 +351,9 @@ package struct ScheduledTaskMachine: Sendable {
         let ready = !notRunning && apps[app]!.launchEnded
         running[run] = Running(app: app, request: request, run: run, phase: .launching, simulated: simulated)
         var actions: [ScheduledTaskAction] = [
-            .begin(app, request, run: run, launch: notRunning, until: now.advanced(by: policy.timeLimit(for: request.kind)))
+            .begin(
+                app, request, run: run, launch: notRunning, until: now.advanced(by: policy.timeLimit(for: request.kind))
+            )
         ]
         if ready {
             if apps[app]!.registered.contains(request.identifier) {

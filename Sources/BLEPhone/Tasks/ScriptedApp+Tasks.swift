@@ -25,7 +25,9 @@ extension ScriptedApp {
             task.expirationHandler = { [self] in await self.perform(expirationSteps) }
         }
         for reaction in script.reactions {
-            guard case .scheduledTask(let only) = reaction.trigger, only == nil || only == task.identifier else { continue }
+            guard case .scheduledTask(let only) = reaction.trigger, only == nil || only == task.identifier else {
+                continue
+            }
             await perform(reaction.steps)
         }
     }
@@ -36,7 +38,8 @@ extension ScriptedApp {
             switch step {
             case .submitRefresh(let id, let earliest):
                 try await scheduler.submit(
-                    BGAppRefreshTaskRequest(identifier: id, earliestBeginDate: earliest.map { scheduler.now.advanced(by: $0) }))
+                    BGAppRefreshTaskRequest(
+                        identifier: id, earliestBeginDate: earliest.map { scheduler.now.advanced(by: $0) }))
             case .submitProcessing(let id, let earliest, let power, let network):
                 try await scheduler.submit(
                     BGProcessingTaskRequest(

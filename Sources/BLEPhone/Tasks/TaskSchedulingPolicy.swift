@@ -108,7 +108,9 @@ public struct DefaultTaskSchedulingPolicy: BackgroundTaskSchedulingPolicy, Hasha
         switch request.kind {
         case .appRefresh:
             if let last = situation.lastRunOfKind, last.advanced(by: refreshInterval) > situation.now {
-                return .waitUntil(last.advanced(by: refreshInterval), "rate limit: one refresh per \(refreshInterval.components.seconds / 60) min")
+                return .waitUntil(
+                    last.advanced(by: refreshInterval),
+                    "rate limit: one refresh per \(refreshInterval.components.seconds / 60) min")
             }
             if situation.runsOfKindInLastDay >= refreshRunsPerDay { return .wait("daily refresh budget spent") }
         case .processing:

@@ -152,8 +152,9 @@ struct TimelineLane {
     private mutating func closeWake(at time: VirtualInstant) {
         guard let open = wake else { return }
         wake = nil
-        wakes[open.source, default: SpanMerger(style: open.source.style, top: PhoneTimelineSVG.wakeTop, noun: "\(open.source.words) wake")]
-            .add(scale.x(open.start), scale.x(min(open.until, max(time, open.start))))
+        let merger = SpanMerger(
+            style: open.source.style, top: PhoneTimelineSVG.wakeTop, noun: "\(open.source.words) wake")
+        wakes[open.source, default: merger].add(scale.x(open.start), scale.x(min(open.until, max(time, open.start))))
     }
 
     private mutating func endAllTasks(at time: VirtualInstant) {
@@ -273,7 +274,8 @@ struct SpanMerger {
         output +=
             "<rect class=\"\(style)\" x=\"\(PhoneTimelineSVG.number(span.start))\" y=\"\(PhoneTimelineSVG.number(top))\" "
         output +=
-            "width=\"\(PhoneTimelineSVG.number(max(span.end - span.start, 1)))\" height=\"\(PhoneTimelineSVG.number(height))\">"
+            "width=\"\(PhoneTimelineSVG.number(max(span.end - span.start, 1)))\" "
+        output += "height=\"\(PhoneTimelineSVG.number(height))\">"
         output += "<title>\(span.count) \(noun)\(span.count > 1 ? "s" : "")</title></rect>\n"
     }
 }

@@ -77,14 +77,16 @@ struct TimelineOverlays {
         lastMarkLabelX = bucket.x
         marks +=
             "<text class=\"ml\" x=\"\(PhoneTimelineSVG.number(bucket.x + 5))\" y=\"\(PhoneTimelineSVG.number(y + 3))\">"
-        marks += PhoneTimelineSVG.escaped(bucket.label) + (bucket.count > 1 ? " +\(bucket.count - 1)" : "") + "</text>\n"
+        marks +=
+            PhoneTimelineSVG.escaped(bucket.label) + (bucket.count > 1 ? " +\(bucket.count - 1)" : "") + "</text>\n"
     }
 
     /// A mark: a small downward triangle in its kind's colour.
     static func appendMark(
         _ kind: PhoneTraceRecord.MarkKind, x: Double, y: Double, title: String?, to out: inout String
     ) {
-        out += "<path class=\"k-\(kind.rawValue)\" d=\"M\(PhoneTimelineSVG.number(x - 4)) \(PhoneTimelineSVG.number(y - 4))"
+        out +=
+            "<path class=\"k-\(kind.rawValue)\" d=\"M\(PhoneTimelineSVG.number(x - 4)) \(PhoneTimelineSVG.number(y - 4))"
         if let title {
             out += "h8l-4 7z\"><title>\(PhoneTimelineSVG.escaped(title))</title></path>\n"
         } else {

@@ -15,13 +15,16 @@ struct ScheduledTaskMachineTests {
         .init(conditions: PhoneConditions(), locked: locked, majorVersion: 17, states: [app: state], front: nil)
     }
 
-    @Test("Registration is per launch: registered in one launch, refused after it ends, needed again after a termination")
+    @Test(
+        "Registration is per launch: registered in one launch, refused after it ends, needed again after a termination")
     func registrationPerLaunch() {
         var machine = ScheduledTaskMachine(majorVersion: 17)
         machine.launched(app)
         #expect(machine.register(app, "refresh", declaration: declaration, currentLaunch: true).0 == nil)
         _ = machine.launchEnded(app, now: .zero, policy: policy)
-        #expect(machine.register(app, "refresh", declaration: declaration, currentLaunch: true).0 == .afterLaunch("refresh"))
+        #expect(
+            machine.register(app, "refresh", declaration: declaration, currentLaunch: true).0 == .afterLaunch("refresh")
+        )
         _ = machine.terminated(app, reason: .memoryPressure)
         #expect(machine.apps[app]?.registered.isEmpty == true)
         #expect(ScheduledTaskMachine(majorVersion: 12).available == false)
@@ -41,7 +44,14 @@ struct ScheduledTaskMachineTests {
         _ = machine.register(app, "refresh", declaration: declaration, currentLaunch: true)
         let later = machine.launchEnded(app, now: .zero, policy: policy)
         #expect(later.contains { if case .runHandler(_, "refresh", _) = $0 { true } else { false } })
-        #expect(later.contains { if case .schedule(.expiration(_), let at) = $0 { at == VirtualInstant(nanoseconds: 30_000_000_000) } else { false } })
+        #expect(
+            later.contains {
+                if case .schedule(.expiration(_), let at) = $0 {
+                    at == VirtualInstant(nanoseconds: 30_000_000_000)
+                } else {
+                    false
+                }
+            })
     }
 
     @Test("Force-quit holds requests until the user uses the app again")

@@ -35,7 +35,9 @@ struct ScheduledTaskPolicyTests {
         }
     }
 
-    @Test("Never before earliestBeginDate: a refresh for 600 s runs at 600 s, not earlier", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "Never before earliestBeginDate: a refresh for 600 s runs at 600 s, not earlier",
+        arguments: [PhoneProfile.ios17, .ios26])
     func earliestBeginDate(profile: PhoneProfile) async throws {
         let trace = try await Self.scenario(
             profile, request: { BGAppRefreshTaskRequest(identifier: "refresh", earliestBeginDate: $0.instant(600)) })
@@ -44,7 +46,9 @@ struct ScheduledTaskPolicyTests {
         #expect(trace.contains("taskCompleted refresh success@600"))
     }
 
-    @Test("A refresh without earliestBeginDate waits while the app is in front and runs when it leaves", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "A refresh without earliestBeginDate waits while the app is in front and runs when it leaves",
+        arguments: [PhoneProfile.ios17, .ios26])
     func notInFront(profile: PhoneProfile) async throws {
         let trace = try await Self.scenario(
             profile, request: { _ in BGAppRefreshTaskRequest(identifier: "refresh") })
@@ -52,7 +56,9 @@ struct ScheduledTaskPolicyTests {
         #expect(trace.contains("taskStarted refresh@2"))
     }
 
-    @Test("Not while the battery is below 20 % unless charging: runs when the cable is plugged in", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "Not while the battery is below 20 % unless charging: runs when the cable is plugged in",
+        arguments: [PhoneProfile.ios17, .ios26])
     func lowBattery(profile: PhoneProfile) async throws {
         let trace = try await Self.scenario(
             profile,
@@ -88,7 +94,9 @@ struct ScheduledTaskPolicyTests {
         #expect(!trace.contains { $0.hasPrefix("taskStarted") })
     }
 
-    @Test("Processing waits for the lock (idle), then for power when it requires external power", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "Processing waits for the lock (idle), then for power when it requires external power",
+        arguments: [PhoneProfile.ios17, .ios26])
     func processingNeedsIdleAndPower(profile: PhoneProfile) async throws {
         let trace = try await Self.scenario(
             profile,
@@ -130,7 +138,9 @@ struct ScheduledTaskPolicyTests {
         #expect(trace.filter { $0.hasPrefix("taskStarted") } == ["taskStarted refresh@1010"])
     }
 
-    @Test("Processing after force-quit: waits on iOS 17, runs on iOS 26 (Apple DTS, phone-rules.md correction 3), launching the app")
+    @Test(
+        "Processing after force-quit: waits on iOS 17, runs on iOS 26 (Apple DTS, phone-rules.md correction 3), launching the app"
+    )
     func forceQuitProcessing() async throws {
         for (profile, runs) in [(PhoneProfile.ios17, false), (.ios26, true)] {
             let trace = try await Self.scenario(
@@ -167,7 +177,9 @@ struct ScheduledTaskPolicyTests {
     @Test("A plugged-in policy decides instead of the default one")
     func pluggedPolicy() async throws {
         struct Never: BackgroundTaskSchedulingPolicy {
-            func decide(_ request: ScheduledTaskRequest, in situation: TaskSchedulingSituation) -> TaskSchedulingDecision {
+            func decide(_ request: ScheduledTaskRequest, in situation: TaskSchedulingSituation)
+                -> TaskSchedulingDecision
+            {
                 .wait("never")
             }
             func mayContinue(_ request: ScheduledTaskRequest, in situation: TaskSchedulingSituation) -> Bool { true }

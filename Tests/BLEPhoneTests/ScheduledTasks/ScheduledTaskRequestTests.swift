@@ -31,7 +31,8 @@ struct ScheduledTaskRequestTests {
         #expect(trace.contains("taskRegistrationRejected late after_launch@0"))
     }
 
-    @Test("No BGTaskScheduler before iOS 13: register reports the API missing, submit throws .unavailable",
+    @Test(
+        "No BGTaskScheduler before iOS 13: register reports the API missing, submit throws .unavailable",
         arguments: [PhoneProfile.ios6, .ios12])
     func unavailableOnOldProfiles(profile: PhoneProfile) async throws {
         let radio = VirtualRadio()
@@ -48,7 +49,8 @@ struct ScheduledTaskRequestTests {
         #expect(trace.contains("taskSubmitRejected refresh unavailable@1"))
     }
 
-    @Test("Submit: .notPermitted without the mode or for an undeclared identifier; .unavailable with Background App Refresh off",
+    @Test(
+        "Submit: .notPermitted without the mode or for an undeclared identifier; .unavailable with Background App Refresh off",
         arguments: [PhoneProfile.ios17, .ios26])
     func submitErrors(profile: PhoneProfile) async throws {
         let radio = VirtualRadio()
@@ -69,7 +71,9 @@ struct ScheduledTaskRequestTests {
         #expect(errors == [.notPermitted, .notPermitted, .unavailable, nil])
     }
 
-    @Test("Pending limits: the 2nd refresh and the 11th processing request throw .tooManyPendingTaskRequests; resubmitting an identifier replaces it; cancel and cancelAll")
+    @Test(
+        "Pending limits: the 2nd refresh and the 11th processing request throw .tooManyPendingTaskRequests; resubmitting an identifier replaces it; cancel and cancelAll"
+    )
     func pendingLimits() async throws {
         let radio = VirtualRadio()
         let permitted = Set(["refresh", "refresh2"] + (1...11).map { "p\($0)" })

@@ -35,10 +35,13 @@ struct ScheduledTaskRunTests {
         await world.phone.home()
     }
 
-    @Test("A suspended app is woken for its task, held while it runs, suspended after it completes", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "A suspended app is woken for its task, held while it runs, suspended after it completes",
+        arguments: [PhoneProfile.ios17, .ios26])
     func wokenAndHeld(profile: PhoneProfile) async throws {
         let (log, trace, kills) = try await Self.run(
-            profile, behaviour: TaskBehaviour(register: ["refresh"], completeAfter: .seconds(20)), script: Self.refreshAt100)
+            profile, behaviour: TaskBehaviour(register: ["refresh"], completeAfter: .seconds(20)),
+            script: Self.refreshAt100)
         #expect(trace.contains("woken for refresh@100"))
         #expect(log.contains("handler refresh@100"))
         #expect(trace.contains("taskCompleted refresh success@120"))
@@ -47,7 +50,9 @@ struct ScheduledTaskRunTests {
         #expect(kills.isEmpty)
     }
 
-    @Test("The expiration handler is called at the refresh limit (30 s); completing in it ends the task unsuccessfully, no kill", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "The expiration handler is called at the refresh limit (30 s); completing in it ends the task unsuccessfully, no kill",
+        arguments: [PhoneProfile.ios17, .ios26])
     func expirationAtLimit(profile: PhoneProfile) async throws {
         let (log, trace, kills) = try await Self.run(
             profile,
@@ -58,7 +63,9 @@ struct ScheduledTaskRunTests {
         #expect(kills.isEmpty)
     }
 
-    @Test("No expiration handler: at the limit the system completes the task unsuccessfully; no kill", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "No expiration handler: at the limit the system completes the task unsuccessfully; no kill",
+        arguments: [PhoneProfile.ios17, .ios26])
     func noExpirationHandler(profile: PhoneProfile) async throws {
         let (log, trace, kills) = try await Self.run(
             profile,
@@ -70,7 +77,9 @@ struct ScheduledTaskRunTests {
         #expect(kills.isEmpty)
     }
 
-    @Test("Not completed after the expiration handler: killed (scheduled_task_overrun) the grace time later", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "Not completed after the expiration handler: killed (scheduled_task_overrun) the grace time later",
+        arguments: [PhoneProfile.ios17, .ios26])
     func overrunKill(profile: PhoneProfile) async throws {
         let (_, trace, kills) = try await Self.run(
             profile, behaviour: TaskBehaviour(register: ["refresh"], completeAfter: nil, completeOnExpiration: false),
@@ -82,24 +91,31 @@ struct ScheduledTaskRunTests {
         #expect(kills == [.scheduledTaskOverrun])
     }
 
-    @Test("A not-running app is launched in the background for its task and registers during that launch", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "A not-running app is launched in the background for its task and registers during that launch",
+        arguments: [PhoneProfile.ios17, .ios26])
     func launchForTask(profile: PhoneProfile) async throws {
         let (log, trace, _) = try await Self.run(
-            profile, behaviour: TaskBehaviour(register: ["refresh"])) { world, app in
+            profile, behaviour: TaskBehaviour(register: ["refresh"])
+        ) { world, app in
             try await Self.refreshAt100(world, app)
             try await world.at(10)
             await world.phone.memoryPressure(app)
         }
         #expect(trace.contains("launched for refresh@100"))
-        #expect(log.filter { $0.hasPrefix("didFinishLaunching") } == ["didFinishLaunching@0", "didFinishLaunching@100"])
+        #expect(
+            log.filter { $0.hasPrefix("didFinishLaunching") } == ["didFinishLaunching@0", "didFinishLaunching@100"])
         #expect(log.contains("handler refresh@100"))
         #expect(trace.contains("taskCompleted refresh success@100"))
     }
 
-    @Test("A launch that does not register the identifier cannot run the task (traced), and the app is not held", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "A launch that does not register the identifier cannot run the task (traced), and the app is not held",
+        arguments: [PhoneProfile.ios17, .ios26])
     func launchWithoutRegistration(profile: PhoneProfile) async throws {
         let (log, trace, _) = try await Self.run(
-            profile, behaviour: TaskBehaviour(register: [])) { world, app in
+            profile, behaviour: TaskBehaviour(register: [])
+        ) { world, app in
             try await Self.refreshAt100(world, app)
             try await world.at(10)
             await world.phone.memoryPressure(app)
@@ -110,10 +126,13 @@ struct ScheduledTaskRunTests {
         #expect(trace.contains("suspended@101"))
     }
 
-    @Test("simulateLaunchForTask bypasses the policy (low battery, before earliestBeginDate); simulateExpirationForTask calls the expiration handler now", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "simulateLaunchForTask bypasses the policy (low battery, before earliestBeginDate); simulateExpirationForTask calls the expiration handler now",
+        arguments: [PhoneProfile.ios17, .ios26])
     func simulate(profile: PhoneProfile) async throws {
         let (log, trace, _) = try await Self.run(
-            profile, behaviour: TaskBehaviour(register: ["refresh"], completeAfter: nil)) {
+            profile, behaviour: TaskBehaviour(register: ["refresh"], completeAfter: nil)
+        ) {
             world, app in
             await world.phone.updateConditions { $0.batteryLevel = 5 }
             try await world.at(1)
@@ -133,10 +152,13 @@ struct ScheduledTaskRunTests {
         #expect(trace.contains("taskCompleted refresh failure@55"))
     }
 
-    @Test("A running processing task expires early when the user unlocks the phone", arguments: [PhoneProfile.ios17, .ios26])
+    @Test(
+        "A running processing task expires early when the user unlocks the phone",
+        arguments: [PhoneProfile.ios17, .ios26])
     func processingExpiresOnUnlock(profile: PhoneProfile) async throws {
         let (log, trace, _) = try await Self.run(
-            profile, behaviour: TaskBehaviour(register: ["nightly"], completeAfter: nil)) {
+            profile, behaviour: TaskBehaviour(register: ["nightly"], completeAfter: nil)
+        ) {
             world, app in
             try await world.at(1)
             try await world.scheduler(app)!.submit(BGProcessingTaskRequest(identifier: "nightly"))
@@ -154,7 +176,8 @@ struct ScheduledTaskRunTests {
         let radio = VirtualRadio()
         let svg = try await radio.simulation.run {
             let world = await PhoneWorld.make(.ios17, radio: radio)
-            let app = await world.installTaskApp(behaviour: TaskBehaviour(register: ["refresh"], completeAfter: .seconds(20)))
+            let app = await world.installTaskApp(
+                behaviour: TaskBehaviour(register: ["refresh"], completeAfter: .seconds(20)))
             await world.phone.open(app)
             try await Self.refreshAt100(world, app)
             try await world.at(300)

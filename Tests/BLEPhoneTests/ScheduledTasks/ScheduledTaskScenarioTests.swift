@@ -37,7 +37,8 @@ struct ScheduledTaskScenarioTests {
                         .tasks(
                             .submitProcessing(
                                 "p", earliest: .seconds(3_600), requiresExternalPower: true, requiresNetwork: true)),
-                        .tasks(.submitProcessing("p", earliest: nil, requiresExternalPower: false, requiresNetwork: false)),
+                        .tasks(
+                            .submitProcessing("p", earliest: nil, requiresExternalPower: false, requiresNetwork: false)),
                         .tasks(.cancel("p")),
                     ]),
                 .init(on: .scheduledTask("r"), do: [.tasks(.complete(success: true))]),
@@ -73,32 +74,59 @@ struct ScheduledTaskScenarioTests {
     @Test("Mistakes in task keys are errors at their paths")
     func locatedErrors() {
         let cases: [(String, String)] = [
-            (#"{"profile": "ios17", "app": {"bundle_id": "x", "permitted_task_identifiers": [""]}, "duration_s": 1}"#,
-                #"app.permitted_task_identifiers[0]: expected a task identifier of 1 to 255 octets"#),
-            (app(#", "reactions": [{"on": "launch", "task": "r", "do": []}]"#) + "}",
-                #"app.reactions[0].task: "task" applies only to "scheduled_task""#),
-            (app(#", "reactions": [{"on": "launch", "do": [{"submit_refresh": {"task": "r", "requires_network": true}}]}]"#) + "}",
-                #"app.reactions[0].do[0].submit_refresh: unknown key "requires_network""#),
-            (app(#", "reactions": [{"on": "launch", "do": [{"submit_processing": {"earliest_s": 1}}]}]"#) + "}",
-                #"app.reactions[0].do[0].submit_processing: missing key "task""#),
-            (app("") + #", "timeline": [{"at_s": 1, "action": "set_conditions", "conditions": {"battery_percent": 101}}]}"#,
-                "timeline[0].conditions.battery_percent"),
-            (app("") + #", "timeline": [{"at_s": 1, "action": "set_conditions", "conditions": {"network": "5g"}}]}"#,
-                #"timeline[0].conditions.network: unknown network "5g"; expected one of: none, cellular, wifi"#),
-            (app("") + #", "timeline": [{"at_s": 1, "action": "simulate_task_launch"}]}"#,
-                #"timeline[0]: missing key "task""#),
-            (app("") + #", "timeline": [{"at_s": 1, "action": "open", "task": "r"}]}"#,
-                #"timeline[0].task: "task" applies only to set_conditions and the simulate_task_ actions"#),
-            (app("") + #", "expect": [{"task_ran": "r", "success": true}]}"#,
-                #"expect[0].success: "success" applies only to task_completed"#),
-            (app("") + #", "expect": [{"launches": 1, "times": 2}]}"#,
-                #"expect[0].times: "times" applies only to task_ran and task_completed"#),
-            (app("") + #", "expect": [{"task_completed": "r", "not_before_s": 2}]}"#,
-                #"expect[0].not_before_s: "not_before_s" applies only to task_ran"#),
+            (
+                #"{"profile": "ios17", "app": {"bundle_id": "x", "permitted_task_identifiers": [""]}, "duration_s": 1}"#,
+                #"app.permitted_task_identifiers[0]: expected a task identifier of 1 to 255 octets"#
+            ),
+            (
+                app(#", "reactions": [{"on": "launch", "task": "r", "do": []}]"#) + "}",
+                #"app.reactions[0].task: "task" applies only to "scheduled_task""#
+            ),
+            (
+                app(
+                    #", "reactions": [{"on": "launch", "do": [{"submit_refresh": {"task": "r", "requires_network": true}}]}]"#
+                ) + "}",
+                #"app.reactions[0].do[0].submit_refresh: unknown key "requires_network""#
+            ),
+            (
+                app(#", "reactions": [{"on": "launch", "do": [{"submit_processing": {"earliest_s": 1}}]}]"#) + "}",
+                #"app.reactions[0].do[0].submit_processing: missing key "task""#
+            ),
+            (
+                app("")
+                    + #", "timeline": [{"at_s": 1, "action": "set_conditions", "conditions": {"battery_percent": 101}}]}"#,
+                "timeline[0].conditions.battery_percent"
+            ),
+            (
+                app("") + #", "timeline": [{"at_s": 1, "action": "set_conditions", "conditions": {"network": "5g"}}]}"#,
+                #"timeline[0].conditions.network: unknown network "5g"; expected one of: none, cellular, wifi"#
+            ),
+            (
+                app("") + #", "timeline": [{"at_s": 1, "action": "simulate_task_launch"}]}"#,
+                #"timeline[0]: missing key "task""#
+            ),
+            (
+                app("") + #", "timeline": [{"at_s": 1, "action": "open", "task": "r"}]}"#,
+                #"timeline[0].task: "task" applies only to set_conditions and the simulate_task_ actions"#
+            ),
+            (
+                app("") + #", "expect": [{"task_ran": "r", "success": true}]}"#,
+                #"expect[0].success: "success" applies only to task_completed"#
+            ),
+            (
+                app("") + #", "expect": [{"launches": 1, "times": 2}]}"#,
+                #"expect[0].times: "times" applies only to task_ran and task_completed"#
+            ),
+            (
+                app("") + #", "expect": [{"task_completed": "r", "not_before_s": 2}]}"#,
+                #"expect[0].not_before_s: "not_before_s" applies only to task_ran"#
+            ),
         ]
         for (json, expected) in cases {
             let error = failure(json)
-            #expect(error.map { "\($0.path): \($0.problem)" }?.hasPrefix(expected) == true, "\(json) → \(String(describing: error))")
+            #expect(
+                error.map { "\($0.path): \($0.problem)" }?.hasPrefix(expected) == true,
+                "\(json) → \(String(describing: error))")
             #expect((error?.line ?? 0) >= 1)
         }
     }
@@ -108,7 +136,8 @@ struct ScheduledTaskScenarioTests {
         let app = AppIdentifier("x")
         func at(_ seconds: Int64) -> VirtualInstant { VirtualInstant(nanoseconds: seconds * 1_000_000_000) }
         let trace = [
-            PhoneTraceEntry(time: at(100), app: app, event: .scheduledTask(.started("r", run: 1, until: at(130), simulated: false))),
+            PhoneTraceEntry(
+                time: at(100), app: app, event: .scheduledTask(.started("r", run: 1, until: at(130), simulated: false))),
             PhoneTraceEntry(
                 time: at(110), app: app, event: .scheduledTask(.completed("r", run: 1, success: false, bySystem: true))),
         ]

@@ -72,7 +72,8 @@ extension PhoneWorld {
     @discardableResult
     func installTaskApp(
         _ name: String = "com.example.tasks", modes: Set<BackgroundMode> = [.fetch, .processing],
-        permitted: Set<String> = ["refresh", "nightly"], behaviour: TaskBehaviour = TaskBehaviour(register: ["refresh", "nightly"])
+        permitted: Set<String> = ["refresh", "nightly"],
+        behaviour: TaskBehaviour = TaskBehaviour(register: ["refresh", "nightly"])
     ) async -> AppIdentifier {
         let log = self.log
         await phone.install(
