@@ -98,6 +98,7 @@ struct PhoneCommandTests {
         for file in [
             "foreground-only.json", "central-heartbeat-wakes.json", "restoration-memory-vs-force-quit.json",
             "keep-alive-url-session.json",
+            "overnight-update-check.json",
         ] {
             let result = try CLI.run("phone", "run", phoneExamples.appendingPathComponent(file).path)
             #expect(result.status == 0, "\(file): \(result.standardOutput.suffix(2_000)) \(result.standardError)")

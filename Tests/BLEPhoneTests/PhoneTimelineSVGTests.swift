@@ -151,3 +151,73 @@ struct PhoneTimelineSVGTests {
         #expect((shape.classes["s-background"] ?? 0) + (shape.classes["s-suspended"] ?? 0) <= 2_004)
     }
 }
+
+@Suite("Trace rendering: overlays, marks and wake sources on the SVG timeline")
+struct PhoneTimelineOverlayTests {
+    private func time(_ seconds: Int64) -> VirtualInstant { VirtualInstant(nanoseconds: seconds * 1_000_000_000) }
+
+    @Test("A scheduled task's request is a mark and its run a translucent overlay; a scheduled-task wake has its own class; each kind has a legend entry")
+    func scheduledTaskOverlay() {
+        let app = AppIdentifier("com.example.tasks")
+        let entries = [
+            PhoneTraceEntry(time: .zero, app: app, event: .stateChanged(from: .notRunning, to: .active)),
+            PhoneTraceEntry(
+                time: time(1), app: app,
+                event: .scheduledTask(.submitted("refresh", kind: .appRefresh, earliestBeginDate: time(10)))),
+            PhoneTraceEntry(time: time(2), app: app, event: .stateChanged(from: .active, to: .suspended)),
+            PhoneTraceEntry(time: time(10), app: app, event: .woken(.scheduledTask("refresh"), until: time(40))),
+            PhoneTraceEntry(time: time(10), app: app, event: .stateChanged(from: .suspended, to: .background)),
+            PhoneTraceEntry(
+                time: time(10), app: app,
+                event: .scheduledTask(.started("refresh", run: 1, until: time(40), simulated: false))),
+            PhoneTraceEntry(
+                time: time(25), app: app,
+                event: .scheduledTask(.completed("refresh", run: 1, success: true, bySystem: false))),
+            PhoneTraceEntry(time: time(26), app: app, event: .stateChanged(from: .background, to: .suspended)),
+        ]
+        let (shape, ok) = SVGShape.parse(PhoneTimelineSVG().render(entries, end: time(60)))
+        #expect(ok)
+        #expect(shape.classes["o-scheduledTask"] == 1 + 1)
+        #expect(shape.classes["k-taskRequest"] == 1 + 1)
+        #expect(shape.classes["wake-scheduled_task"] == 1 + 1)
+        #expect(shape.classes["wake"] == 1)
+        #expect(shape.texts.contains("refresh"))
+        for kind in PhoneTraceRecord.OverlayKind.allCases { #expect(shape.classes["o-\(kind.rawValue)"] ?? 0 >= 1) }
+        for kind in PhoneTraceRecord.MarkKind.allCases { #expect(shape.classes["k-\(kind.rawValue)"] ?? 0 >= 1) }
+        #expect(shape.texts.contains("wake: scheduled task"))
+    }
+
+    @Test("Every overlay and mark kind is drawn with its own class; a kill closes open overlays; overlays within a pixel merge")
+    func everyKind() {
+        var layer = TimelineOverlays(scale: TimelineScale(end: time(1_000), plotWidth: 1_000, left: 0))
+        for (index, kind) in PhoneTraceRecord.OverlayKind.allCases.enumerated() {
+            layer.overlay(kind, id: "a", on: true, at: time(Int64(index * 100)))
+            layer.overlay(kind, id: "a", on: false, at: time(Int64(index * 100 + 50)))
+            layer.overlay(kind, id: "b", on: true, at: time(Int64(index * 100 + 60)))
+        }
+        for (index, kind) in PhoneTraceRecord.MarkKind.allCases.enumerated() {
+            layer.mark(kind, label: "\(kind)", at: time(Int64(index * 150)))
+        }
+        layer.closeAll(at: time(800))
+        layer.finish(at: time(1_000))
+        var out = "<svg xmlns=\"http://www.w3.org/2000/svg\">"
+        layer.append(to: &out)
+        out += "</svg>"
+        let (shape, ok) = SVGShape.parse(out)
+        #expect(ok)
+        // "a" and "b" of each kind are 10 px apart: two spans; the "b"s end at the close.
+        for kind in PhoneTraceRecord.OverlayKind.allCases { #expect(shape.classes["o-\(kind.rawValue)"] == 2) }
+        for kind in PhoneTraceRecord.MarkKind.allCases { #expect(shape.classes["k-\(kind.rawValue)"] == 1) }
+
+        var dense = TimelineOverlays(scale: TimelineScale(end: time(86_400), plotWidth: 1_000, left: 0))
+        for second in stride(from: Int64(0), to: 86_400, by: 2) {
+            dense.overlay(.audioPlaying, id: "\(second)", on: true, at: time(second))
+            dense.overlay(.audioPlaying, id: "\(second)", on: false, at: time(second + 1))
+            dense.mark(.push, label: "p", at: time(second))
+        }
+        dense.finish(at: time(86_400))
+        var big = ""
+        dense.append(to: &big)
+        #expect(big.utf8.count < 300_000, "\(big.utf8.count) octets")
+    }
+}

@@ -99,6 +99,8 @@ public enum PhoneScenarioRunner {
             await devices[name]?.perform(deviceAction, radio: radio)
         case .keepAlive(let keepAliveAction):
             await phone.perform(keepAliveAction, for: app)
+        case .tasks(let taskAction):
+            await taskAction.perform(on: phone, app: app)
         }
     }
 }

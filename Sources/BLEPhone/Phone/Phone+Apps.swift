@@ -211,6 +211,7 @@ extension Phone {
         record(.callbackFinished(callback), app: app)
         feed(app) { $0.callbackFinished(callback) }
         keepAliveSawCallbackFinished(callback, of: app)
+        if callback == .didFinishLaunching { scheduledTasksSawLaunchEnd(of: app) }
     }
 
     /// Runs an app closure (an expiration handler) on the app's executor, traced.

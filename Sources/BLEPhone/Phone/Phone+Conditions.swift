@@ -8,6 +8,7 @@ extension Phone {
         let old = runtime.conditions
         guard old != new else { return }
         runtime.conditions = new
+        record(.system(.conditions(new)))
         scheduledTasksSawConditionsChange(from: old, to: new)
         keepAliveSawConditionsChange(from: old, to: new)
     }

@@ -65,6 +65,8 @@ extension Phone {
             autoLockFired()
         case .keepAlive(let app, let keepAliveTimer):
             keepAliveTimerFired(keepAliveTimer, of: app)
+        case .scheduledTask(let taskTimer):
+            scheduledTaskTimerFired(taskTimer)
         }
     }
 }

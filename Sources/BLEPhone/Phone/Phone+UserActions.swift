@@ -95,6 +95,7 @@ extension Phone {
         runtime.frontBeforeLock = runtime.front
         sendFrontAppToBackground()
         cancel(.autoLock)
+        scheduledTasksSawLockChange()
     }
 
     func unlockScreen() {
@@ -104,6 +105,7 @@ extension Phone {
             bringToFront(previous)
         }
         runtime.frontBeforeLock = nil
+        scheduledTasksSawLockChange()
     }
 
     /// Idle time restarts at each user action; the phone locks after `profile.autoLock` unless

@@ -102,6 +102,8 @@ enum PhoneTimer: Hashable {
     case autoLock
     /// Keep-alive modes: transfers, handler allowances, the silent-push rate limit (KeepAlive/).
     case keepAlive(AppIdentifier, KeepAliveTimer)
+    /// BGTaskScheduler's evaluation and each run's limits (Tasks/).
+    case scheduledTask(ScheduledTaskTimer)
 }
 
 struct ScheduledTimer {

@@ -55,6 +55,9 @@ enum ScenarioEncoder {
             object["restore_identifiers"] = .array(app.restoreIdentifiers.sorted().map(JSONValue.string))
         }
         if app.usesAccessorySetupKit { object["uses_accessory_setup_kit"] = .bool(true) }
+        if !app.permittedTaskIdentifiers.isEmpty {
+            object["permitted_task_identifiers"] = .array(app.permittedTaskIdentifiers.sorted().map(JSONValue.string))
+        }
         if !app.reactions.isEmpty { object["reactions"] = .array(app.reactions.map(reaction)) }
         return .object(object)
     }
@@ -71,6 +74,11 @@ enum ScenarioEncoder {
             object["every_s"] = seconds(every)
         case .keepAlive(let trigger):
             object["on"] = .string(trigger.rawValue)
+        case .scheduledTask(let task):
+            object["on"] = .string("scheduled_task")
+            if let task { object["task"] = .string(task) }
+        case .taskExpiration:
+            object["on"] = .string("task_expiration")
         case let lifecycle:
             let name = PhoneScenarioNames.lifecycleTriggers.first { $0.1 == lifecycle }?.0 ?? "launch"
             object["on"] = .string(name)
@@ -95,6 +103,7 @@ enum ScenarioEncoder {
             (key, value) = ("write", .object(["device": .string(device), "hex": .string(Hex.string(bytes))]))
         case .note(let text): (key, value) = ("note", .string(text))
         case .keepAlive(let step): (key, value) = KeepAliveScenario.encode(step)
+        case .tasks(let taskStep): return ScenarioTasks.encode(taskStep)
         }
         return .object([key: value])
     }
@@ -115,6 +124,8 @@ enum ScenarioEncoder {
             if case .startNotifying(let every?) = action { object["period_s"] = seconds(every) }
         case .keepAlive(let action):
             KeepAliveScenario.encode(action, into: &object)
+        case .tasks(let action):
+            ScenarioTasks.encode(action, into: &object)
         case let action:
             object["action"] = .string(PhoneScenarioNames.name(of: action) ?? "open")
             if case .reboot(let passcode) = action { object["passcode"] = .bool(passcode) }
@@ -142,6 +153,7 @@ enum ScenarioEncoder {
         case .alertsAtLeast(let count): object["alerts_at_least"] = .number(Double(count))
         case .noted(let text): object["note"] = .string(text)
         case .keepAlive(let expectation): KeepAliveScenario.encode(expectation, into: &object)
+        case .tasks(let taskExpectation): return ScenarioTasks.encode(taskExpectation)
         }
         return .object(object)
     }

@@ -25,6 +25,7 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .alertsAtLeast(let count): "at least \(count) system alert\(count == 1 ? "" : "s")"
         case .noted(let text): "note \"\(text)\""
         case .keepAlive(let expectation): KeepAliveScenario.description(expectation)
+        case .tasks(let expectation): expectation.description
         }
     }
 
@@ -74,6 +75,9 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
             return result(found, found ? "noted" : "no such note")
         case .keepAlive(let expectation):
             let (passed, observed) = KeepAliveScenario.evaluate(expectation, entries)
+            return result(passed, observed)
+        case .tasks(let expectation):
+            let (passed, observed) = expectation.evaluate(Array(entries), origin: origin)
             return result(passed, observed)
         }
     }

@@ -126,6 +126,7 @@ enum ScenarioParser {
     static func app(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.App {
         let object = try cursor.object(allowing: [
             "bundle_id", "background_modes", "restore_identifiers", "uses_accessory_setup_kit", "reactions",
+            "permitted_task_identifiers",
         ])
         let bundleCursor = try required("bundle_id", in: object)
         let bundle = try bundleCursor.string()
@@ -146,6 +147,9 @@ enum ScenarioParser {
             app.restoreIdentifiers.insert(identifier)
         }
         app.usesAccessorySetupKit = try object.member("uses_accessory_setup_kit")?.bool() ?? false
+        for element in try object.member("permitted_task_identifiers")?.array() ?? [] {
+            app.permittedTaskIdentifiers.insert(try ScenarioTasks.identifier(element))
+        }
         for element in try object.member("reactions")?.array() ?? [] {
             app.reactions.append(try reaction(element, devices: devices))
         }
@@ -153,7 +157,7 @@ enum ScenarioParser {
     }
 
     static func reaction(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.Reaction {
-        let object = try cursor.object(allowing: ["on", "device", "every_s", "do", "in_callback"])
+        let object = try cursor.object(allowing: ["on", "device", "every_s", "do", "in_callback", "task"])
         let onCursor = try required("on", in: object)
         let on = try onCursor.string()
         let trigger: PhoneScenario.Trigger
@@ -167,6 +171,12 @@ enum ScenarioParser {
             trigger = .timer(every: try seconds(try required("every_s", in: object), in: 0.001...86_400))
         } else if let keepAlive = PhoneScenario.KeepAliveTrigger(rawValue: on) {
             trigger = .keepAlive(keepAlive)
+        } else if on == "scheduled_task" {
+            var only: String?
+            if let task = object.member("task") { only = try ScenarioTasks.identifier(task) }
+            trigger = .scheduledTask(only)
+        } else if on == "task_expiration" {
+            trigger = .taskExpiration
         } else {
             throw onCursor.fail(
                 "unknown event \"\(on)\"; expected one of: " + PhoneScenarioNames.triggerNames.joined(separator: ", "))
@@ -176,6 +186,9 @@ enum ScenarioParser {
         }
         if let every = object.member("every_s"), on != "timer" {
             throw every.fail("\"every_s\" applies only to \"timer\"")
+        }
+        if let task = object.member("task"), on != "scheduled_task" {
+            throw task.fail("\"task\" applies only to \"scheduled_task\"")
         }
         var steps: [PhoneScenario.Step] = []
         for element in try required("do", in: object).array() {
@@ -216,6 +229,8 @@ enum ScenarioParser {
             return .connect(device: name, alerts: alerts)
         case "disconnect": return .disconnect(device: try device(value, among: devices))
         case "subscribe": return .subscribe(device: try device(value, among: devices))
+        case "submit_refresh", "submit_processing", "complete_task", "cancel_task":
+            return .tasks(try ScenarioTasks.step(key, value))
         case "write":
             let object = try value.object(allowing: ["device", "hex"])
             let name = try device(try required("device", in: object), among: devices)
@@ -264,10 +279,15 @@ enum ScenarioParser {
         -> PhoneScenario.TimelineStep
     {
         let object = try cursor.object(
-            allowing: Set(["at_s", "action", "device", "passcode", "period_s"] + KeepAliveScenario.actionFields))
+            allowing: Set(
+                ["at_s", "action", "device", "passcode", "period_s", "task", "conditions"]
+                    + KeepAliveScenario.actionFields))
         let at = try seconds(try required("at_s", in: object), in: 0...duration.inSeconds)
         let actionCursor = try required("action", in: object)
         let name = try actionCursor.string()
+        if let action = try ScenarioTasks.action(name, object) {
+            return PhoneScenario.TimelineStep(at: at, .tasks(action))
+        }
         if let deviceCursor = object.member("device") {
             let device = try self.device(deviceCursor, among: devices)
             guard var action = PhoneScenarioNames.deviceActions.first(where: { $0.0 == name })?.1 else {
@@ -296,7 +316,8 @@ enum ScenarioParser {
                 PhoneScenarioNames.deviceActions.contains { $0.0 == name } ? " (a device action needs \"device\")" : ""
             throw actionCursor.fail(
                 "unknown action \"\(name)\"\(hint); expected one of: "
-                    + (PhoneScenarioNames.actions.map(\.0) + KeepAliveScenario.actionNames).joined(separator: ", "))
+                    + (PhoneScenarioNames.actions.map(\.0) + KeepAliveScenario.actionNames + ScenarioTasks.actionNames)
+                    .joined(separator: ", "))
         }
         if let passcode = object.member("passcode") {
             guard case .reboot = action else { throw passcode.fail("\"passcode\" applies only to reboot") }
@@ -313,10 +334,21 @@ enum ScenarioParser {
     static func expectation(_ cursor: JSONCursor, duration: Duration) throws(Failure) -> PhoneScenario.Expectation {
         let (key, value) = try single(
             cursor, among: PhoneScenarioNames.expectations + KeepAliveScenario.expectationKeys,
-            besides: ["at_s", "kind", "times"])
+            besides: Set(["at_s", "kind", "times"]).union(ScenarioTasks.expectationExtras))
+        if ScenarioTasks.expectationKeys.contains(key) {
+            for extra in ["at_s", "kind"] {
+                if let stray = cursor.member(extra) { throw stray.fail("\"\(extra)\" does not apply to \(key)") }
+            }
+            return .tasks(try ScenarioTasks.expectation(key, value, in: cursor, duration: duration))
+        }
+        for extra in ScenarioTasks.expectationExtras.subtracting(["times"]).sorted() {
+            if let stray = cursor.member(extra) {
+                throw stray.fail("\"\(extra)\" applies only to task_ran and task_completed")
+            }
+        }
         let times = cursor.member("times")
         if let times, !KeepAliveScenario.expectationKeys.contains(key) {
-            throw times.fail("\"times\" applies only to woken and launched_for")
+            throw times.fail("\"times\" applies only to woken, launched_for and task_ran")
         }
         let at = cursor.member("at_s")
         let kindCursor = cursor.member("kind")

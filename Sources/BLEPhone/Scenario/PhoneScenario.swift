@@ -82,6 +82,8 @@ public struct PhoneScenario: Sendable, Equatable {
         public var restoreIdentifiers: Set<String>
         public var usesAccessorySetupKit: Bool
         public var reactions: [Reaction]
+        /// `BGTaskSchedulerPermittedIdentifiers`: the script registers each in `didFinishLaunching`.
+        public var permittedTaskIdentifiers: Set<String> = []
 
         public init(
             bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [],
@@ -99,7 +101,8 @@ public struct PhoneScenario: Sendable, Equatable {
         public var declaration: AppDeclaration {
             AppDeclaration(
                 bundleIdentifier: bundleIdentifier, backgroundModes: backgroundModes,
-                restoreIdentifiers: restoreIdentifiers, usesAccessorySetupKit: usesAccessorySetupKit)
+                restoreIdentifiers: restoreIdentifiers, permittedTaskIdentifiers: permittedTaskIdentifiers,
+                usesAccessorySetupKit: usesAccessorySetupKit)
         }
     }
 
@@ -133,6 +136,10 @@ public struct PhoneScenario: Sendable, Equatable {
         case timer(every: Duration)
         /// A keep-alive handler: a URLSession's events, a push, a location event.
         case keepAlive(KeepAliveTrigger)
+        /// A scheduled task's launch handler (of one identifier, or nil: any).
+        case scheduledTask(String?)
+        /// A scheduled task's expiration handler (the script sets one only if it has this reaction).
+        case taskExpiration
     }
 
     /// The Bluetooth events a reaction can answer.
@@ -172,6 +179,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case note(String)
         /// Location, background URLSession and CallKit steps.
         case keepAlive(KeepAliveStep)
+        /// BGTaskScheduler: submit, complete, cancel (Tasks/PhoneScenario+Tasks.swift).
+        case tasks(TaskStep)
     }
 
     /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
@@ -224,6 +233,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case device(String, DeviceAction)
         /// Moves, pushes, the network, the end of a call.
         case keepAlive(KeepAliveAction)
+        /// The phone's conditions, the debugger's simulate commands (Tasks/PhoneScenario+Tasks.swift).
+        case tasks(TaskAction)
     }
 
     public enum DeviceAction: Sendable, Equatable {
@@ -256,5 +267,7 @@ public struct PhoneScenario: Sendable, Equatable {
         case noted(String)
         /// Wakes and launches by keep-alive sources.
         case keepAlive(KeepAliveExpectation)
+        /// Of the app's scheduled tasks (Tasks/PhoneScenario+Tasks.swift).
+        case tasks(TaskExpectation)
     }
 }

@@ -40,18 +40,19 @@ enum PhoneScenarioNames {
     static var triggerNames: [String] {
         lifecycleTriggers.map(\.0) + PhoneScenario.BluetoothTrigger.allCases.map(\.rawValue) + ["timer"]
             + PhoneScenario.KeepAliveTrigger.allCases.map(\.rawValue)
+            + ScenarioTasks.triggerNames
     }
 
     /// Each step is an object with one of these keys.
     static let steps = [
         "begin_task", "end_task", "work_s", "scan", "connect", "disconnect", "subscribe", "write", "note",
-    ]
+    ] + ScenarioTasks.stepKeys
 
     /// Each expectation is an object with one of these keys (and `at_s` or `kind` beside some).
     static let expectations = [
         "state", "killed", "never_killed", "launches", "relaunches", "delivered_at_least", "delivered_at_most",
         "no_dropped_events", "alerts_at_least", "note",
-    ]
+    ] + ScenarioTasks.expectationKeys
 
     static func terminationReason(named name: String) -> TerminationReason? {
         TerminationReason.all.first { $0.name == name }

@@ -45,6 +45,8 @@ public actor ScriptedApp: PhoneApp {
     private var started = false
     /// Location manager, sessions, calls (KeepAlive/PhoneScenario+KeepAlive.swift).
     var keepAlive = ScriptedKeepAlive()
+    /// The scheduled tasks running now (Tasks/ScriptedApp+Tasks.swift).
+    var scheduledTasks: [BGTask] = []
 
     public init(context: AppContext, script: PhoneScenario.App, devices: [ScriptedDevice]) {
         self.context = context
@@ -55,6 +57,7 @@ public actor ScriptedApp: PhoneApp {
     // MARK: Lifecycle
 
     public func didFinishLaunching(options: LaunchOptions) async {
+        await registerScheduledTasks()
         await start()
         await react(to: .launch)
     }
@@ -220,6 +223,8 @@ public actor ScriptedApp: PhoneApp {
             await note(text)
         case .keepAlive(let step):
             await perform(keepAlive: step)
+        case .tasks(let taskStep):
+            await perform(taskStep)
         }
     }
 

@@ -2,10 +2,13 @@ import BLESimulation
 import BLEWire
 
 /// A trace as a picture (SVG 1.1): one horizontal lane per app, and within it a band per
-/// execution state, wakes and background tasks as overlays beneath, Bluetooth events as markers
-/// (delivered, queued, coalesced, dropped each a shape of its own), and launches, kills, alerts
-/// and user or system actions as labelled ticks; a time axis whose step suits any span from
-/// milliseconds to days; a legend.
+/// execution state, wakes (coloured by their source: Bluetooth, a scheduled task, location, a
+/// URLSession, a push) and background tasks as overlays beneath, the overlays of scheduled task
+/// runs, audio, location, calls and event handling as translucent bands over the states,
+/// Bluetooth events as markers (delivered, queued, coalesced, dropped each a shape of its own),
+/// task requests, pushes, files and the like as small labelled marks, and launches, kills,
+/// alerts and user or system actions as labelled ticks; a time axis whose step suits any span
+/// from milliseconds to days; a legend.
 ///
 /// The size is bounded by the picture's width, not by the trace's length: what falls within one
 /// pixel is drawn once (a marker with the count in its tooltip, a band of the state that held
@@ -27,14 +30,16 @@ public struct PhoneTimelineSVG: Sendable {
     // Layout (pixels).
     static let labelWidth = 180.0
     static let rightMargin = 30.0
-    static let legendHeight = 50.0
-    static let laneHeight = 68.0
+    static let legendHeight = 86.0
+    static let laneHeight = 84.0
     static let bandTop = 16.0
     static let bandHeight = 22.0
     static let wakeTop = 40.0
     static let taskTop = 47.0
     static let overlayHeight = 5.0
     static let markerRow = 60.0
+    /// The row of the labelled marks (task requests, pushes, files).
+    static let markRow = 76.0
     /// Ticks closer than this to the previous labelled tick of their lane go unlabelled.
     static let labelSpacing = 56.0
 
@@ -87,6 +92,14 @@ public struct PhoneTimelineSVG: Sendable {
         out += "<style>"
         for (state, colour) in Self.stateColours { out += ".s-\(state.rawValue){fill:\(colour)}" }
         out += ".wake{fill:#f2994a}.task{fill:#eb5757}"
+        for source in TimelineWakeSource.allCases where source != .bluetooth {
+            out += ".\(source.style){fill:\(source.colour)}"
+        }
+        for kind in PhoneTraceRecord.OverlayKind.allCases {
+            out += ".o-\(kind.rawValue){fill:\(kind.colour);fill-opacity:0.35;stroke:\(kind.colour);stroke-width:0.5}"
+        }
+        for kind in PhoneTraceRecord.MarkKind.allCases { out += ".k-\(kind.rawValue){fill:\(kind.colour)}" }
+        out += ".ml{font-size:9px;fill:#333333}"
         out += ".m-delivered{fill:#1e8449}.m-queued{fill:#ffffff;stroke:#e67e22;stroke-width:1.5}"
         out += ".m-coalesced{fill:#95a5a6}.m-dropped{stroke:#c0392b;stroke-width:2}"
         out += ".t-launch{stroke:#1e8449}.t-kill{stroke:#c0392b;stroke-width:2}.t-alert{stroke:#e67e22}"
@@ -114,6 +127,24 @@ public struct PhoneTimelineSVG: Sendable {
             TimelineLane.appendMarker(mark, x: x + 6, y: 33, count: 1, to: &out)
             out += "<text x=\"\(Self.number(x + 16))\" y=\"37\">\(mark.rawValue)</text>\n"
             x += 90
+        }
+        // Wakes by source (Bluetooth's is the "wake" entry above).
+        for source in TimelineWakeSource.allCases where source != .bluetooth {
+            out += "<rect class=\"\(source.style)\" x=\"\(Self.number(x))\" y=\"30\" width=\"12\" height=\"6\"/>"
+            out += "<text x=\"\(Self.number(x + 16))\" y=\"37\">wake: \(source.words)</text>\n"
+            x += 120
+        }
+        x = 10
+        for kind in PhoneTraceRecord.OverlayKind.allCases {
+            out += "<rect class=\"o-\(kind.rawValue)\" x=\"\(Self.number(x))\" y=\"44\" width=\"12\" height=\"12\"/>"
+            out += "<text x=\"\(Self.number(x + 16))\" y=\"54\">\(kind.words)</text>\n"
+            x += 140
+        }
+        x = 10
+        for kind in PhoneTraceRecord.MarkKind.allCases {
+            TimelineOverlays.appendMark(kind, x: x + 6, y: 68, title: nil, to: &out)
+            out += "<text x=\"\(Self.number(x + 16))\" y=\"72\">\(kind.words)</text>\n"
+            x += 110
         }
         out += "</g>\n"
     }

@@ -44,6 +44,9 @@ public enum SystemAction: Sendable, Hashable {
     case memoryPressure(AppIdentifier)
     /// The app crashed.
     case crash(AppIdentifier)
+    /// The handset's conditions changed (`Phone.setConditions`): charging, battery, Low Power
+    /// Mode, network, the Background App Refresh switch.
+    case conditions(PhoneConditions)
 }
 
 /// The kinds of Bluetooth event an app's managers deliver (Core Bluetooth's delegate callbacks),

@@ -246,6 +246,7 @@ extension SystemAction {
         case .autoLock: "auto_lock"
         case .memoryPressure: "memory_pressure"
         case .crash: "crash"
+        case .conditions: "conditions"
         }
     }
 
@@ -257,6 +258,9 @@ extension SystemAction {
             fields.append(("target", .text(app.bundleIdentifier)))
             words += " \(app)"
         case .autoLock: break
+        case .conditions(let conditions):
+            fields += conditions.traceFields
+            words += ": \(conditions)"
         }
         return PhoneTraceRecord(type: "system", fields: fields, words: words, timeline: .tick(.action, label: name))
     }

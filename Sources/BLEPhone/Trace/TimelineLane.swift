@@ -12,8 +12,9 @@ struct TimelineLane {
     private var pendingBand: PendingBand?
     private var bands = ""
 
-    private var wake: (start: VirtualInstant, until: VirtualInstant)?
-    private var wakes = SpanMerger(style: "wake", top: PhoneTimelineSVG.wakeTop)
+    private var wake: (start: VirtualInstant, until: VirtualInstant, source: TimelineWakeSource)?
+    private var wakes: [TimelineWakeSource: SpanMerger] = [:]
+    private var overlays: TimelineOverlays
     private var openTasks: [Int: VirtualInstant] = [:]
     private var taskSpans: [(start: Double, end: Double)] = []
 
@@ -26,23 +27,29 @@ struct TimelineLane {
     init(app: AppIdentifier?, scale: TimelineScale) {
         self.app = app
         self.scale = scale
+        overlays = TimelineOverlays(scale: scale)
     }
 
     mutating func add(_ entry: PhoneTraceEntry) {
-        switch entry.event.record.timeline {
+        let record = entry.event.record
+        switch record.timeline {
         case .state(let next):
             closeSegment(at: entry.time)
             state = next
             if next == .suspended || next == .notRunning { closeWake(at: entry.time) }
-            if next == .notRunning { endAllTasks(at: entry.time) }
+            if next == .notRunning {
+                endAllTasks(at: entry.time)
+                overlays.closeAll(at: entry.time)
+            }
         case .bluetooth(let mark):
             addMarker(mark, x: scale.x(entry.time))
         case .wake(let until):
-            if let open = wake, entry.time <= open.until {
-                wake = (open.start, max(open.until, until))
+            let source = TimelineWakeSource(record: record)
+            if let open = wake, entry.time <= open.until, open.source == source {
+                wake = (open.start, max(open.until, until), source)
             } else {
                 closeWake(at: entry.time)
-                wake = (entry.time, until)
+                wake = (entry.time, until, source)
             }
         case .taskBegan(let identifier):
             openTasks[identifier] = entry.time
@@ -53,9 +60,10 @@ struct TimelineLane {
         case .tick(let kind, let label):
             if kind == .kill { endAllTasks(at: entry.time) }
             addTick(kind, label: label, x: scale.x(entry.time))
-        case .overlay, .mark:
-            // Drawn from issue 16's timeline work (scheduled tasks, audio, wake sources).
-            break
+        case .overlay(let kind, let id, let on):
+            overlays.overlay(kind, id: id, on: on, at: entry.time)
+        case .mark(let kind, let label):
+            overlays.mark(kind, label: label, at: entry.time)
         case .none:
             break
         }
@@ -66,8 +74,9 @@ struct TimelineLane {
         closeSegment(at: end)
         flushBand()
         closeWake(at: end)
-        wakes.flush()
+        for source in TimelineWakeSource.allCases { wakes[source]?.flush() }
         endAllTasks(at: end)
+        overlays.finish(at: end)
         for mark in PhoneTraceRecord.BluetoothMark.allCases { flushMarker(mark) }
         flushTick()
     }
@@ -80,7 +89,8 @@ struct TimelineLane {
         out +=
             "<text class=\"lane\" x=\"8\" y=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.bandTop + 15))\">\(name)</text>\n"
         out += bands
-        out += wakes.output
+        overlays.append(to: &out)
+        for source in TimelineWakeSource.allCases { out += wakes[source]?.output ?? "" }
         var tasks = SpanMerger(style: "task", top: PhoneTimelineSVG.taskTop)
         for span in taskSpans.sorted(by: { $0.start < $1.start }) { tasks.add(span.start, span.end) }
         tasks.flush()
@@ -142,7 +152,9 @@ struct TimelineLane {
     private mutating func closeWake(at time: VirtualInstant) {
         guard let open = wake else { return }
         wake = nil
-        wakes.add(scale.x(open.start), scale.x(min(open.until, max(time, open.start))))
+        let merger = SpanMerger(
+            style: open.source.style, top: PhoneTimelineSVG.wakeTop, noun: "\(open.source.words) wake")
+        wakes[open.source, default: merger].add(scale.x(open.start), scale.x(min(open.until, max(time, open.start))))
     }
 
     private mutating func endAllTasks(at time: VirtualInstant) {
@@ -232,12 +244,17 @@ struct TimelineLane {
 struct SpanMerger {
     let style: String
     let top: Double
+    let height: Double
+    /// What one span is, for its tooltip ("2 background tasks").
+    let noun: String
     private var current: (start: Double, end: Double, count: Int)?
     private(set) var output = ""
 
-    init(style: String, top: Double) {
+    init(style: String, top: Double, height: Double = PhoneTimelineSVG.overlayHeight, noun: String? = nil) {
         self.style = style
         self.top = top
+        self.height = height
+        self.noun = noun ?? (style == "wake" ? "wake" : "background task")
     }
 
     mutating func add(_ start: Double, _ end: Double) {
@@ -257,9 +274,9 @@ struct SpanMerger {
         output +=
             "<rect class=\"\(style)\" x=\"\(PhoneTimelineSVG.number(span.start))\" y=\"\(PhoneTimelineSVG.number(top))\" "
         output +=
-            "width=\"\(PhoneTimelineSVG.number(max(span.end - span.start, 1)))\" height=\"\(PhoneTimelineSVG.number(PhoneTimelineSVG.overlayHeight))\">"
-        output +=
-            "<title>\(span.count) \(style == "wake" ? "wake" : "background task")\(span.count > 1 ? "s" : "")</title></rect>\n"
+            "width=\"\(PhoneTimelineSVG.number(max(span.end - span.start, 1)))\" "
+        output += "height=\"\(PhoneTimelineSVG.number(height))\">"
+        output += "<title>\(span.count) \(noun)\(span.count > 1 ? "s" : "")</title></rect>\n"
     }
 }
 

@@ -88,7 +88,7 @@ struct KeepAliveScenarioTests {
             ),
             (
                 #"{"profile": "ios17", \#(app), "duration_s": 9, "expect": [{"launches": 1, "times": 2}]}"#,
-                #"expect[0].times: "times" applies only to woken and launched_for"#
+                #"expect[0].times: "times" applies only to woken, launched_for and task_ran"#
             ),
         ]
         for (json, expected) in cases {
