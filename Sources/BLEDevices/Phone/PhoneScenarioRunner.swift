@@ -97,6 +97,7 @@ public enum PhoneScenarioRunner {
         case .airplaneMode(let on): await phone.setAirplaneMode(on: on)
         case .device(let name, let deviceAction):
             await devices[name]?.perform(deviceAction, radio: radio)
+        case .audio(let audioAction): await phone.perform(audioAction)
         }
     }
 }

@@ -46,6 +46,8 @@ extension Phone {
             budgetTimerFired(budgetTimer, of: app)
         case .autoLock:
             autoLockFired()
+        case .audio(let audioTimer):
+            audioTimerFired(audioTimer)
         }
     }
 }

@@ -100,6 +100,7 @@ enum PhoneTimer: Hashable {
     case lifecycle(AppIdentifier, LifecycleTimer)
     case budget(AppIdentifier, BudgetTimer)
     case autoLock
+    case audio(AudioTimer)
 }
 
 struct ScheduledTimer {

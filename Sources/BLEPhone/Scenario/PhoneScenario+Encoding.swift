@@ -69,6 +69,8 @@ enum ScenarioEncoder {
         case .timer(let every):
             object["on"] = .string("timer")
             object["every_s"] = seconds(every)
+        case .audio(let trigger):
+            object["on"] = .string(trigger.rawValue)
         case let lifecycle:
             let name = PhoneScenarioNames.lifecycleTriggers.first { $0.1 == lifecycle }?.0 ?? "launch"
             object["on"] = .string(name)
@@ -92,6 +94,7 @@ enum ScenarioEncoder {
         case .write(let device, let bytes):
             (key, value) = ("write", .object(["device": .string(device), "hex": .string(Hex.string(bytes))]))
         case .note(let text): (key, value) = ("note", .string(text))
+        case .audio(let audio): (key, value) = AudioScenario.encode(audio)
         }
         return .object([key: value])
     }
@@ -136,6 +139,9 @@ enum ScenarioEncoder {
         case .noEventDropped: object["no_dropped_events"] = .bool(true)
         case .alertsAtLeast(let count): object["alerts_at_least"] = .number(Double(count))
         case .noted(let text): object["note"] = .string(text)
+        case .audio(let audio):
+            let (key, value) = AudioScenario.encode(audio)
+            object[key] = value
         }
         return .object(object)
     }

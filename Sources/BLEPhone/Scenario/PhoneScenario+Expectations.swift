@@ -24,6 +24,7 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .noEventDropped: "no event dropped"
         case .alertsAtLeast(let count): "at least \(count) system alert\(count == 1 ? "" : "s")"
         case .noted(let text): "note \"\(text)\""
+        case .audio(let audio): audio.description
         }
     }
 
@@ -71,6 +72,9 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .noted(let text):
             let found = entries.contains { $0.event == .note(text) }
             return result(found, found ? "noted" : "no such note")
+        case .audio(let audio):
+            let (passed, observed) = audio.evaluate(trace, app: app, end: end)
+            return result(passed, observed)
         }
     }
 

@@ -165,6 +165,8 @@ enum ScenarioParser {
             trigger = .bluetooth(bluetooth, device: name)
         } else if on == "timer" {
             trigger = .timer(every: try seconds(try required("every_s", in: object), in: 0.001...86_400))
+        } else if let audio = PhoneScenario.AudioTrigger(rawValue: on) {
+            trigger = .audio(audio)
         } else {
             throw onCursor.fail(
                 "unknown event \"\(on)\"; expected one of: " + PhoneScenarioNames.triggerNames.joined(separator: ", "))
@@ -222,6 +224,7 @@ enum ScenarioParser {
                 throw hex.fail("expected up to 512 octets as pairs of hex digits")
             }
             return .write(device: name, value: bytes)
+        case let audio where AudioScenario.stepKeys.contains(audio): return .audio(try AudioScenario.step(audio, value))
         default: return .note(try value.string())
         }
     }
@@ -341,6 +344,8 @@ enum ScenarioParser {
         case "delivered_at_least": return .deliveredAtLeast(try count(value), kind: kind)
         case "delivered_at_most": return .deliveredAtMost(try count(value), kind: kind)
         case "alerts_at_least": return .alertsAtLeast(try count(value))
+        case let audio where AudioScenario.expectationKeys.contains(audio):
+            return .audio(try AudioScenario.expectation(audio, value, duration: duration))
         default: return .noted(try value.string())
         }
     }

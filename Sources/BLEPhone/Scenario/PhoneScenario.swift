@@ -131,6 +131,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case bluetooth(BluetoothTrigger, device: String?)
         /// Every period of the app's own clock (which stands while the app is suspended).
         case timer(every: Duration)
+        /// An audio session notification (PhoneScenario+Audio).
+        case audio(AudioTrigger)
     }
 
     /// The Bluetooth events a reaction can answer.
@@ -168,6 +170,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case write(device: String, value: [UInt8])
         /// Writes the text to the trace.
         case note(String)
+        /// An audio session call or a player (PhoneScenario+Audio).
+        case audio(AudioStep)
     }
 
     /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
@@ -218,6 +222,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case bluetoothInControlCenter(on: Bool)
         case airplaneMode(on: Bool)
         case device(String, DeviceAction)
+        /// The music, the route, a call or an alarm (PhoneScenario+Audio).
+        case audio(AudioAction)
     }
 
     public enum DeviceAction: Sendable, Equatable {
@@ -248,5 +254,7 @@ public struct PhoneScenario: Sendable, Equatable {
         case alertsAtLeast(Int)
         /// The script wrote this note.
         case noted(String)
+        /// The music and the audio hold (PhoneScenario+Audio).
+        case audio(AudioExpectation)
     }
 }

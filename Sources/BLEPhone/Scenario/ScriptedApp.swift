@@ -43,6 +43,8 @@ public actor ScriptedApp: PhoneApp {
     /// Background tasks begun by name.
     private var tasks: [String: BackgroundTaskIdentifier] = [:]
     private var started = false
+    /// The players `play_audio` started.
+    var players: [AVAudioPlayer] = []
 
     public init(context: AppContext, script: PhoneScenario.App, devices: [ScriptedDevice]) {
         self.context = context
@@ -74,6 +76,7 @@ public actor ScriptedApp: PhoneApp {
         let manager = await context.centralManager(restoreIdentifier: script.restoreIdentifiers.sorted().first)
         central = manager
         Task(executorPreference: context.executor) { await self.follow(manager.events) }
+        await followAudio()
         for reaction in script.reactions {
             if case .timer(let period) = reaction.trigger {
                 Task(executorPreference: context.executor) { await self.tick(every: period, reaction.steps) }
@@ -148,7 +151,7 @@ public actor ScriptedApp: PhoneApp {
         }
     }
 
-    private func perform(_ steps: [PhoneScenario.Step]) async {
+    func perform(_ steps: [PhoneScenario.Step]) async {
         for step in steps { await perform(step) }
     }
 
@@ -215,10 +218,12 @@ public actor ScriptedApp: PhoneApp {
             }
         case .note(let text):
             await note(text)
+        case .audio(let audio):
+            await perform(audio)
         }
     }
 
-    private func note(_ text: String) async {
+    func note(_ text: String) async {
         await context.phone.record(.note(text), app: context.app)
     }
 }
