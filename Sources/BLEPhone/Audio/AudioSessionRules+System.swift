@@ -18,6 +18,7 @@ extension AudioSessionRules {
     package mutating func stopMusic() -> [AudioAction] {
         guard music != .stopped else { return [] }
         music = .stopped
+        musicInterrupter = nil
         let actions: [AudioAction] = [.trace(.music(.stopped), app: nil)]
         // The ducking's end (traced as restored) follows from the music's state in reconcile.
         return actions + giveBack(from: .music, resume: true, cause: nil) + reconcile(cause: nil)

@@ -19,11 +19,21 @@ extension Phone {
 
     /// A phone call rings or an alarm goes off: every audio session is interrupted.
     public func beginAudioInterruption(_ source: AudioInterruptionSource) {
+        if let current = runtime.audio.rules.interruption {
+            logger.notice("audio interruption \(source.rawValue) ignored: \(current.rawValue) is under way")
+            record(.note("audio interruption \(source.rawValue) ignored: \(current.rawValue) is under way"))
+            return
+        }
         performAudio(runtime.audio.rules.beginInterruption(source))
     }
 
     /// The call or alarm ends (`unannounced`: no ended is posted, as AVAudioSession allows).
     public func endAudioInterruption(_ ending: AudioInterruptionEnding = .shouldResume) {
+        guard runtime.audio.rules.interruption != nil else {
+            logger.notice("audio interruption end ignored: none is under way")
+            record(.note("audio interruption end ignored: none is under way"))
+            return
+        }
         performAudio(runtime.audio.rules.endInterruption(ending))
     }
 

@@ -255,4 +255,20 @@ struct AudioSessionRulesTests {
         let stopped = rules.stopMusic()
         #expect(notifications(stopped, to: app) == [.interruptionEnded(shouldResume: true)])
     }
+
+    @Test(
+        "An interruption that never ends: no ended is ever posted, the music stays interrupted, a non-mixing session cannot come back; a second call changes nothing"
+    )
+    func neverEnds() {
+        var rules = configured(.playback, musicPlaying: true)
+        _ = rules.setCategory(.playback, options: .mixWithOthers, app: app, state: .active, hasAudioMode: false)
+        _ = rules.activate(app: app, state: .active, hasAudioMode: false)
+        let began = rules.beginInterruption(.phoneCall)
+        #expect(notifications(began, to: app) == [.interruptionBegan(reason: .default)])
+        #expect(rules.beginInterruption(.alarm) == [])
+        _ = rules.setCategory(.playback, options: [], app: app, state: .active, hasAudioMode: false)
+        #expect(rules.activate(app: app, state: .active, hasAudioMode: false).1?.code == .insufficientPriority)
+        #expect(rules.stopMusic().contains(.trace(.music(.stopped), app: nil)))
+        #expect(rules.interruption == .phoneCall && rules.sessions[app]?.interruptedBy == .system)
+    }
 }
