@@ -51,4 +51,26 @@ struct AudioScenarioRunnerTests {
         #expect(result.expectations.map(\.passed) == [true, false, true])
         #expect(result.expectations[1].observed == "0 times")
     }
+
+    @Test(
+        "Audio triggers: the route change and the call's began reach the script on the app's executor; the alarm never ends, so a later non-mixing activation fails (insufficientPriority), noted"
+    )
+    func triggers() async throws {
+        let json = """
+            {"profile": "ios12",
+             "app": {"bundle_id": "com.example.app",
+                     "reactions": [
+                       {"on": "launch", "do": [{"audio_category": "ambient"}, {"audio_activate": true}]},
+                       {"on": "audio_route_changed", "do": [{"note": "route changed"}]},
+                       {"on": "audio_interruption_began", "do": [{"note": "interrupted"}]},
+                       {"on": "enter_background", "do": [{"audio_category": "playback"}, {"audio_activate": true}]}]},
+             "timeline": [{"at_s": 1, "action": "open"}, {"at_s": 2, "action": "audio_route_a2dp"},
+                          {"at_s": 3, "action": "alarm"}, {"at_s": 4, "action": "home"}],
+             "duration_s": 10,
+             "expect": [{"note": "route changed"}, {"note": "interrupted"},
+                        {"note": "audio_activate failed: insufficient_priority"}]}
+            """
+        let result = try await PhoneScenarioRunner.run(try PhoneScenario(parsing: Array(json.utf8)))
+        #expect(result.passed, "\(result.expectations)")
+    }
 }
