@@ -20,6 +20,8 @@ public struct HeadsetAppConfiguration: Sendable {
     /// On leaving the screen, begins a background task ("sync") and ends it only when its
     /// expiration handler is called — the pattern that uses the whole budget.
     public var syncsInBackground: Bool
+    /// A voice prompt that ducks the user's music on a headset event (nil: none).
+    public var voicePrompt: HeadsetVoicePrompt? = nil
 
     public init(
         declaration: AppDeclaration, restoreIdentifier: String? = nil,

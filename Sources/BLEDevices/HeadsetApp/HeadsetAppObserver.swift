@@ -22,6 +22,8 @@ public final class HeadsetAppObserver: Sendable {
         public var undecodableFrames = 0
         /// Background tasks whose expiration handler ran.
         public var expiredTasks = 0
+        /// Voice prompts played over the music (`HeadsetVoicePrompt`).
+        public var voicePrompts = 0
         /// The number of the last heartbeat handled (the headset counts them from 0).
         public var lastHeartbeat: UInt32?
         /// Heartbeats handled with a number not above the previous one's (out of order or twice).

@@ -23,6 +23,8 @@ public actor HeadsetPhoneApp: PhoneApp {
     var schedule = DeviceTickSchedule<AppInstant, HeadsetJob>()
     var restored = false
     var syncTask: BackgroundTaskIdentifier?
+    /// The voice prompt playing (`HeadsetVoicePrompt`).
+    var promptPlayer: AVAudioPlayer?
 
     /// The app's device-driven jobs.
     enum HeadsetJob: Sendable {
@@ -182,6 +184,7 @@ public actor HeadsetPhoneApp: PhoneApp {
                 }
             case .gesture, .proximity, .audioJack, .volume, .battery, .openCamera:
                 observer.update { $0.deviceEvents += 1 }
+                await speakPrompt(for: message)
             default:
                 break
             }

@@ -101,6 +101,7 @@ public enum PhoneScenarioRunner {
             await phone.perform(keepAliveAction, for: app)
         case .tasks(let taskAction):
             await taskAction.perform(on: phone, app: app)
+        case .audio(let audioAction): await phone.perform(audioAction)
         }
     }
 }

@@ -67,6 +67,8 @@ extension Phone {
             keepAliveTimerFired(keepAliveTimer, of: app)
         case .scheduledTask(let taskTimer):
             scheduledTaskTimerFired(taskTimer)
+        case .audio(let audioTimer):
+            audioTimerFired(audioTimer)
         }
     }
 }

@@ -104,6 +104,7 @@ enum PhoneTimer: Hashable {
     case keepAlive(AppIdentifier, KeepAliveTimer)
     /// BGTaskScheduler's evaluation and each run's limits (Tasks/).
     case scheduledTask(ScheduledTaskTimer)
+    case audio(AudioTimer)
 }
 
 struct ScheduledTimer {

@@ -79,6 +79,8 @@ enum ScenarioEncoder {
             if let task { object["task"] = .string(task) }
         case .taskExpiration:
             object["on"] = .string("task_expiration")
+        case .audio(let trigger):
+            object["on"] = .string(trigger.rawValue)
         case let lifecycle:
             let name = PhoneScenarioNames.lifecycleTriggers.first { $0.1 == lifecycle }?.0 ?? "launch"
             object["on"] = .string(name)
@@ -104,6 +106,7 @@ enum ScenarioEncoder {
         case .note(let text): (key, value) = ("note", .string(text))
         case .keepAlive(let step): (key, value) = KeepAliveScenario.encode(step)
         case .tasks(let taskStep): return ScenarioTasks.encode(taskStep)
+        case .audio(let audio): (key, value) = AudioScenario.encode(audio)
         }
         return .object([key: value])
     }
@@ -154,6 +157,9 @@ enum ScenarioEncoder {
         case .noted(let text): object["note"] = .string(text)
         case .keepAlive(let expectation): KeepAliveScenario.encode(expectation, into: &object)
         case .tasks(let taskExpectation): return ScenarioTasks.encode(taskExpectation)
+        case .audio(let audio):
+            let (key, value) = AudioScenario.encode(audio)
+            object[key] = value
         }
         return .object(object)
     }

@@ -26,6 +26,7 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .noted(let text): "note \"\(text)\""
         case .keepAlive(let expectation): KeepAliveScenario.description(expectation)
         case .tasks(let expectation): expectation.description
+        case .audio(let audio): audio.description
         }
     }
 
@@ -78,6 +79,9 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
             return result(passed, observed)
         case .tasks(let expectation):
             let (passed, observed) = expectation.evaluate(Array(entries), origin: origin)
+            return result(passed, observed)
+        case .audio(let audio):
+            let (passed, observed) = audio.evaluate(trace, app: app, end: end)
             return result(passed, observed)
         }
     }

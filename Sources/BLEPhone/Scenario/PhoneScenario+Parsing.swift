@@ -177,6 +177,8 @@ enum ScenarioParser {
             trigger = .scheduledTask(only)
         } else if on == "task_expiration" {
             trigger = .taskExpiration
+        } else if let audio = PhoneScenario.AudioTrigger(rawValue: on) {
+            trigger = .audio(audio)
         } else {
             throw onCursor.fail(
                 "unknown event \"\(on)\"; expected one of: " + PhoneScenarioNames.triggerNames.joined(separator: ", "))
@@ -240,6 +242,7 @@ enum ScenarioParser {
             }
             return .write(device: name, value: bytes)
         case let key where KeepAliveScenario.stepKeys.contains(key): return try KeepAliveScenario.step(key, value)
+        case let audio where AudioScenario.stepKeys.contains(audio): return .audio(try AudioScenario.step(audio, value))
         default: return .note(try value.string())
         }
     }
@@ -392,6 +395,8 @@ enum ScenarioParser {
         case "alerts_at_least": return .alertsAtLeast(try count(value))
         case let key where KeepAliveScenario.expectationKeys.contains(key):
             return try KeepAliveScenario.expectation(key, value, times: times)
+        case let audio where AudioScenario.expectationKeys.contains(audio):
+            return .audio(try AudioScenario.expectation(audio, value, duration: duration))
         default: return .noted(try value.string())
         }
     }

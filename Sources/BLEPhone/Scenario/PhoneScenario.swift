@@ -140,6 +140,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case scheduledTask(String?)
         /// A scheduled task's expiration handler (the script sets one only if it has this reaction).
         case taskExpiration
+        /// An audio session notification (PhoneScenario+Audio).
+        case audio(AudioTrigger)
     }
 
     /// The Bluetooth events a reaction can answer.
@@ -181,6 +183,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case keepAlive(KeepAliveStep)
         /// BGTaskScheduler: submit, complete, cancel (Tasks/PhoneScenario+Tasks.swift).
         case tasks(TaskStep)
+        /// An audio session call or a player (PhoneScenario+Audio).
+        case audio(AudioStep)
     }
 
     /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
@@ -235,6 +239,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case keepAlive(KeepAliveAction)
         /// The phone's conditions, the debugger's simulate commands (Tasks/PhoneScenario+Tasks.swift).
         case tasks(TaskAction)
+        /// The music, the route, a call or an alarm (PhoneScenario+Audio).
+        case audio(AudioAction)
     }
 
     public enum DeviceAction: Sendable, Equatable {
@@ -269,5 +275,7 @@ public struct PhoneScenario: Sendable, Equatable {
         case keepAlive(KeepAliveExpectation)
         /// Of the app's scheduled tasks (Tasks/PhoneScenario+Tasks.swift).
         case tasks(TaskExpectation)
+        /// The music and the audio hold (PhoneScenario+Audio).
+        case audio(AudioExpectation)
     }
 }

@@ -1,7 +1,8 @@
 /// The names a scenario file uses, one table per kind of thing, read by the parser and the
 /// encoder alike (so a name cannot be read one way and written another).
 enum PhoneScenarioNames {
-    static let actions: [(String, PhoneScenario.Action)] = [
+    static let actions = baseActions + AudioScenario.actions.map { ($0.0, PhoneScenario.Action.audio($0.1)) }
+    static let baseActions: [(String, PhoneScenario.Action)] = [
         ("open", .open), ("home", .home), ("lock", .lock), ("unlock", .unlock), ("force_quit", .forceQuit),
         ("memory_pressure", .memoryPressure), ("crash", .crash), ("reboot", .reboot(passcode: false)),
         ("first_unlock", .firstUnlock), ("bluetooth_settings_off", .bluetoothInSettings(on: false)),
@@ -41,15 +42,18 @@ enum PhoneScenarioNames {
         lifecycleTriggers.map(\.0) + PhoneScenario.BluetoothTrigger.allCases.map(\.rawValue) + ["timer"]
             + PhoneScenario.KeepAliveTrigger.allCases.map(\.rawValue)
             + ScenarioTasks.triggerNames
+            + PhoneScenario.AudioTrigger.allCases.map(\.rawValue)
     }
 
     /// Each step is an object with one of these keys.
-    static let steps = [
+    static let steps = baseSteps + AudioScenario.stepKeys
+    static let baseSteps = [
         "begin_task", "end_task", "work_s", "scan", "connect", "disconnect", "subscribe", "write", "note",
     ] + ScenarioTasks.stepKeys
 
     /// Each expectation is an object with one of these keys (and `at_s` or `kind` beside some).
-    static let expectations = [
+    static let expectations = baseExpectations + AudioScenario.expectationKeys
+    static let baseExpectations = [
         "state", "killed", "never_killed", "launches", "relaunches", "delivered_at_least", "delivered_at_most",
         "no_dropped_events", "alerts_at_least", "note",
     ] + ScenarioTasks.expectationKeys

@@ -47,6 +47,8 @@ public actor ScriptedApp: PhoneApp {
     var keepAlive = ScriptedKeepAlive()
     /// The scheduled tasks running now (Tasks/ScriptedApp+Tasks.swift).
     var scheduledTasks: [BGTask] = []
+    /// The players `play_audio` started.
+    var players: [AVAudioPlayer] = []
 
     public init(context: AppContext, script: PhoneScenario.App, devices: [ScriptedDevice]) {
         self.context = context
@@ -79,6 +81,7 @@ public actor ScriptedApp: PhoneApp {
         let manager = await context.centralManager(restoreIdentifier: script.restoreIdentifiers.sorted().first)
         central = manager
         Task(executorPreference: context.executor) { await self.follow(manager.events) }
+        await followAudio()
         for reaction in script.reactions {
             if case .timer(let period) = reaction.trigger {
                 Task(executorPreference: context.executor) { await self.tick(every: period, reaction.steps) }
@@ -225,6 +228,8 @@ public actor ScriptedApp: PhoneApp {
             await perform(keepAlive: step)
         case .tasks(let taskStep):
             await perform(taskStep)
+        case .audio(let audio):
+            await perform(audio)
         }
     }
 
