@@ -1,4 +1,5 @@
 import BLE
+import BLECompanion
 import BLEPhone
 
 /// How the headset's phone app is built: what its Info.plist declares, which headset it looks
@@ -20,6 +21,16 @@ public struct HeadsetAppConfiguration: Sendable {
     /// On leaving the screen, begins a background task ("sync") and ends it only when its
     /// expiration handler is called — the pattern that uses the whole budget.
     public var syncsInBackground: Bool
+    /// Turns a firmware file shared to the app (its bytes and name) into an image, or throws for
+    /// a file that is not one. The default takes the bytes as a raw image with the version in the
+    /// name (`HeadsetFirmwareDocuments.rawImage`); a recogniser of real formats (Intel HEX,
+    /// MCUboot, DFU packages) plugs in here.
+    public var firmwareRecognizer: @Sendable ([UInt8], String) throws -> FirmwareImage = { bytes, name in
+        try HeadsetFirmwareDocuments.rawImage(bytes: bytes, fileName: name)
+    }
+    /// Runs the update once the user confirmed it (the OTA engine over a link to the headset);
+    /// nil: the app records the start and goes no further (docs/phone-runtime.md).
+    public var startFirmwareUpdate: (@Sendable (FirmwareImage) async -> Void)?
 
     public init(
         declaration: AppDeclaration, restoreIdentifier: String? = nil,
@@ -47,7 +58,8 @@ public struct HeadsetAppConfiguration: Sendable {
         -> HeadsetAppConfiguration
     {
         HeadsetAppConfiguration(
-            declaration: AppDeclaration(bundleIdentifier: bundleIdentifier), headsetMAC: headsetMAC)
+            declaration: AppDeclaration(bundleIdentifier: bundleIdentifier).declaringFirmwareDocuments(),
+            headsetMAC: headsetMAC)
     }
 
     /// An app with the `bluetooth-central` mode and state restoration: woken for the headset's
@@ -58,7 +70,8 @@ public struct HeadsetAppConfiguration: Sendable {
         HeadsetAppConfiguration(
             declaration: AppDeclaration(
                 bundleIdentifier: bundleIdentifier, backgroundModes: [.bluetoothCentral],
-                restoreIdentifiers: [centralRestoreIdentifier]),
+                restoreIdentifiers: [centralRestoreIdentifier]
+            ).declaringFirmwareDocuments(),
             restoreIdentifier: centralRestoreIdentifier, headsetMAC: headsetMAC)
     }
 }

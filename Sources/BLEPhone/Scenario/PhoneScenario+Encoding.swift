@@ -56,6 +56,7 @@ enum ScenarioEncoder {
         }
         if app.usesAccessorySetupKit { object["uses_accessory_setup_kit"] = .bool(true) }
         if !app.reactions.isEmpty { object["reactions"] = .array(app.reactions.map(reaction)) }
+        appDocuments(app.documents, into: &object)
         return .object(object)
     }
 
@@ -92,6 +93,7 @@ enum ScenarioEncoder {
         case .write(let device, let bytes):
             (key, value) = ("write", .object(["device": .string(device), "hex": .string(Hex.string(bytes))]))
         case .note(let text): (key, value) = ("note", .string(text))
+        case .prompt(let alert): (key, value) = ("prompt", prompt(alert))
         }
         return .object([key: value])
     }
@@ -110,6 +112,8 @@ enum ScenarioEncoder {
             object["device"] = .string(device)
             object["action"] = .string(PhoneScenarioNames.name(of: action))
             if case .startNotifying(let every?) = action { object["period_s"] = seconds(every) }
+        case .document(let action):
+            documentAction(action, into: &object)
         case let action:
             object["action"] = .string(PhoneScenarioNames.name(of: action) ?? "open")
             if case .reboot(let passcode) = action { object["passcode"] = .bool(passcode) }
@@ -136,6 +140,7 @@ enum ScenarioEncoder {
         case .noEventDropped: object["no_dropped_events"] = .bool(true)
         case .alertsAtLeast(let count): object["alerts_at_least"] = .number(Double(count))
         case .noted(let text): object["note"] = .string(text)
+        case .document(let expectation): return documentExpectation(expectation)
         }
         return .object(object)
     }

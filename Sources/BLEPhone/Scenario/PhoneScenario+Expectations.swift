@@ -24,6 +24,7 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .noEventDropped: "no event dropped"
         case .alertsAtLeast(let count): "at least \(count) system alert\(count == 1 ? "" : "s")"
         case .noted(let text): "note \"\(text)\""
+        case .document(let expectation): expectation.description
         }
     }
 
@@ -71,6 +72,9 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .noted(let text):
             let found = entries.contains { $0.event == .note(text) }
             return result(found, found ? "noted" : "no such note")
+        case .document(let expectation):
+            let (passed, observed) = expectation.evaluate(entries)
+            return result(passed, observed)
         }
     }
 

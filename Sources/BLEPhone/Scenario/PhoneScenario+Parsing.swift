@@ -126,6 +126,7 @@ enum ScenarioParser {
     static func app(_ cursor: JSONCursor, devices: [String]) throws(Failure) -> PhoneScenario.App {
         let object = try cursor.object(allowing: [
             "bundle_id", "background_modes", "restore_identifiers", "uses_accessory_setup_kit", "reactions",
+            "document_types", "opens_in_place", "file_sharing",
         ])
         let bundleCursor = try required("bundle_id", in: object)
         let bundle = try bundleCursor.string()
@@ -146,6 +147,7 @@ enum ScenarioParser {
             app.restoreIdentifiers.insert(identifier)
         }
         app.usesAccessorySetupKit = try object.member("uses_accessory_setup_kit")?.bool() ?? false
+        app.documents = try appDocuments(object)
         for element in try object.member("reactions")?.array() ?? [] {
             app.reactions.append(try reaction(element, devices: devices))
         }
@@ -222,6 +224,7 @@ enum ScenarioParser {
                 throw hex.fail("expected up to 512 octets as pairs of hex digits")
             }
             return .write(device: name, value: bytes)
+        case "prompt": return try promptStep(value)
         default: return .note(try value.string())
         }
     }
@@ -260,7 +263,9 @@ enum ScenarioParser {
     static func step(_ cursor: JSONCursor, devices: [String], duration: Duration) throws(Failure)
         -> PhoneScenario.TimelineStep
     {
-        let object = try cursor.object(allowing: ["at_s", "action", "device", "passcode", "period_s"])
+        let object = try cursor.object(allowing: [
+            "at_s", "action", "device", "passcode", "period_s", "file", "size", "text", "hex", "type", "answer",
+        ])
         let at = try seconds(try required("at_s", in: object), in: 0...duration.inSeconds)
         let actionCursor = try required("action", in: object)
         let name = try actionCursor.string()
@@ -280,12 +285,13 @@ enum ScenarioParser {
             if let passcode = object.member("passcode") { throw passcode.fail("\"passcode\" applies only to reboot") }
             return PhoneScenario.TimelineStep(at: at, .device(device, action))
         }
+        if let document = try documentAction(name, object) { return PhoneScenario.TimelineStep(at: at, .document(document)) }
         guard var action = PhoneScenarioNames.actions.first(where: { $0.0 == name })?.1 else {
             let hint =
                 PhoneScenarioNames.deviceActions.contains { $0.0 == name } ? " (a device action needs \"device\")" : ""
             throw actionCursor.fail(
                 "unknown action \"\(name)\"\(hint); expected one of: "
-                    + PhoneScenarioNames.actions.map(\.0).joined(separator: ", "))
+                    + (PhoneScenarioNames.actions.map(\.0) + documentActionNames).joined(separator: ", "))
         }
         if let passcode = object.member("passcode") {
             guard case .reboot = action else { throw passcode.fail("\"passcode\" applies only to reboot") }
@@ -341,6 +347,7 @@ enum ScenarioParser {
         case "delivered_at_least": return .deliveredAtLeast(try count(value), kind: kind)
         case "delivered_at_most": return .deliveredAtMost(try count(value), kind: kind)
         case "alerts_at_least": return .alertsAtLeast(try count(value))
+        case let key where documentExpectationNames.contains(key): return .document(try documentExpectation(key, value))
         default: return .noted(try value.string())
         }
     }

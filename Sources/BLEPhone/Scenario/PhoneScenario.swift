@@ -82,6 +82,8 @@ public struct PhoneScenario: Sendable, Equatable {
         public var restoreIdentifiers: Set<String>
         public var usesAccessorySetupKit: Bool
         public var reactions: [Reaction]
+        /// Document types, opening in place, file sharing (PhoneScenario+Documents).
+        public var documents = AppDocuments()
 
         public init(
             bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [],
@@ -97,9 +99,13 @@ public struct PhoneScenario: Sendable, Equatable {
         public var identifier: AppIdentifier { AppIdentifier(bundleIdentifier) }
 
         public var declaration: AppDeclaration {
-            AppDeclaration(
+            var declaration = AppDeclaration(
                 bundleIdentifier: bundleIdentifier, backgroundModes: backgroundModes,
                 restoreIdentifiers: restoreIdentifiers, usesAccessorySetupKit: usesAccessorySetupKit)
+            declaration.documentTypes = documents.types
+            declaration.supportsOpeningDocumentsInPlace = documents.opensInPlace
+            declaration.fileSharingEnabled = documents.fileSharing
+            return declaration
         }
     }
 
@@ -131,6 +137,9 @@ public struct PhoneScenario: Sendable, Equatable {
         case bluetooth(BluetoothTrigger, device: String?)
         /// Every period of the app's own clock (which stands while the app is suspended).
         case timer(every: Duration)
+        /// A document was handed to the app ("Open in…": any of the open-URL methods, or a scene
+        /// launched with the URL).
+        case openDocument
     }
 
     /// The Bluetooth events a reaction can answer.
@@ -168,6 +177,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case write(device: String, value: [UInt8])
         /// Writes the text to the trace.
         case note(String)
+        /// Shows an alert and waits for the user's answer (noted as "answered TITLE").
+        case prompt(AppAlert)
     }
 
     /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
@@ -218,6 +229,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case bluetoothInControlCenter(on: Bool)
         case airplaneMode(on: Bool)
         case device(String, DeviceAction)
+        /// Share a file, choose the app, answer an alert (PhoneScenario+Documents).
+        case document(DocumentAction)
     }
 
     public enum DeviceAction: Sendable, Equatable {
@@ -248,5 +261,7 @@ public struct PhoneScenario: Sendable, Equatable {
         case alertsAtLeast(Int)
         /// The script wrote this note.
         case noted(String)
+        /// Documents opened, copied, alerts shown and answered (PhoneScenario+Documents).
+        case document(DocumentExpectation)
     }
 }

@@ -34,7 +34,7 @@ enum PhoneScenarioNames {
     /// Triggers without parameters; Bluetooth ones are `BluetoothTrigger`'s raw values; `timer`.
     static let lifecycleTriggers: [(String, PhoneScenario.Trigger)] = [
         ("launch", .launch), ("enter_background", .enterBackground), ("enter_foreground", .enterForeground),
-        ("become_active", .becomeActive),
+        ("become_active", .becomeActive), ("open_document", .openDocument),
     ]
 
     static var triggerNames: [String] {
@@ -43,14 +43,14 @@ enum PhoneScenarioNames {
 
     /// Each step is an object with one of these keys.
     static let steps = [
-        "begin_task", "end_task", "work_s", "scan", "connect", "disconnect", "subscribe", "write", "note",
+        "begin_task", "end_task", "work_s", "scan", "connect", "disconnect", "subscribe", "write", "note", "prompt",
     ]
 
     /// Each expectation is an object with one of these keys (and `at_s` or `kind` beside some).
     static let expectations = [
         "state", "killed", "never_killed", "launches", "relaunches", "delivered_at_least", "delivered_at_most",
         "no_dropped_events", "alerts_at_least", "note",
-    ]
+    ] + ScenarioParser.documentExpectationNames
 
     static func terminationReason(named name: String) -> TerminationReason? {
         TerminationReason.all.first { $0.name == name }
