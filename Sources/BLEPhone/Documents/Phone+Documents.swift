@@ -182,21 +182,21 @@ extension Phone {
                 .delivered(
                     url: url.absoluteString, signature: signature, openInPlace: options.openInPlace,
                     source: options.sourceApplication)), app: app)
-        guard !delivery.viaLaunchOptions else { return }
-        runOnApp(app, .openURL) { [self] in
-            let handled: Bool?
-            switch signature {
-            case .openURLSourceApplicationAnnotation:
-                handled = await instance.application(
-                    openURL: url, sourceApplication: options.sourceApplication, annotation: options.annotation)
-            case .openURLOptions:
-                handled = await instance.application(open: url, options: options)
-            case .sceneOpenURLContexts, .sceneConnectionOptions:
-                await instance.scene(openURLContexts: [OpenURLContext(url: url, options: options)])
-                handled = nil
-            }
-            await self.record(.document(.handled(url: url.absoluteString, handled: handled)), app: app)
+        guard !delivery.viaLaunchOptions, let context = runtime.apps[app]?.context else { return }
+        // As a lifecycle callback runs (Phone+Apps): a task that calls the actor's method
+        // directly, so it keeps its place before the callbacks queued after it.
+        record(.callbackStarted(.openURL), app: app)
+        let launch = context.launchNumber
+        Task(executorPreference: context.executor) { [self] in
+            let handled = await instance.receiveDocument(url, options: options, through: signature)
+            await documentReturned(url, handled: handled, of: app, launch: launch)
         }
+    }
+
+    private func documentReturned(_ url: URL, handled: Bool?, of app: AppIdentifier, launch: Int) {
+        guard runtime.apps[app]?.context?.launchNumber == launch else { return }
+        record(.callbackFinished(.openURL), app: app)
+        record(.document(.handled(url: url.absoluteString, handled: handled)), app: app)
     }
 
     private func refuse(_ file: String, _ error: DocumentError, app: AppIdentifier? = nil) {
@@ -208,5 +208,23 @@ extension Phone {
     private func refusing(_ file: String, _ error: DocumentError, app: AppIdentifier?) -> DocumentError {
         refuse(file, error, app: app)
         return error
+    }
+}
+
+extension PhoneApp {
+    /// Calls the method `signature` names; nil for scenes, whose method returns nothing.
+    fileprivate func receiveDocument(_ url: URL, options: OpenURLOptions, through signature: OpenURLSignature) async
+        -> Bool?
+    {
+        switch signature {
+        case .openURLSourceApplicationAnnotation:
+            return await application(
+                openURL: url, sourceApplication: options.sourceApplication, annotation: options.annotation)
+        case .openURLOptions:
+            return await application(open: url, options: options)
+        case .sceneOpenURLContexts, .sceneConnectionOptions:
+            await scene(openURLContexts: [OpenURLContext(url: url, options: options)])
+            return nil
+        }
     }
 }
