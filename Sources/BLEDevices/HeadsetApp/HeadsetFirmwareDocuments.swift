@@ -34,7 +34,8 @@ public enum HeadsetFirmwareDocuments {
 
     /// `CFBundleDocumentTypes`.
     public static let documentTypes: [DocumentTypeDeclaration] = [
-        DocumentTypeDeclaration(name: "Firmware image", contentTypes: [raw, intelHex, mcubootImage], handlerRank: .owner),
+        DocumentTypeDeclaration(
+            name: "Firmware image", contentTypes: [raw, intelHex, mcubootImage], handlerRank: .owner),
         DocumentTypeDeclaration(name: "Firmware update package", contentTypes: [dfuPackage], handlerRank: .owner),
         DocumentTypeDeclaration(name: "Zip archive", contentTypes: [.zip], handlerRank: .alternate),
     ]

@@ -17,7 +17,8 @@ extension Phone {
         do throws(DocumentError) {
             try SharedDocument.validate(name: document.name)
             guard document.bytes.count <= DocumentsRuntime.maximumFileSize else {
-                throw .tooLarge(file: document.name, size: document.bytes.count, limit: DocumentsRuntime.maximumFileSize)
+                throw .tooLarge(
+                    file: document.name, size: document.bytes.count, limit: DocumentsRuntime.maximumFileSize)
             }
             let tree = uniformTypes
             let type: UniformTypeIdentifier
@@ -31,7 +32,8 @@ extension Phone {
             let handlers = DocumentHandlerRanking.handlers(for: type, among: apps, in: tree)
             guard !handlers.isEmpty else { throw .noHandler(file: document.name, type: type) }
             runtime.documents.lastSheetID += 1
-            let sheet = ShareSheet(id: runtime.documents.lastSheetID, document: document, type: type, handlers: handlers)
+            let sheet = ShareSheet(
+                id: runtime.documents.lastSheetID, document: document, type: type, handlers: handlers)
             runtime.documents.sheets[sheet.id] = sheet
             runtime.documents.counters.shared += 1
             record(.document(.shared(file: document.name, type: type.identifier, handlers: sheet.apps)))
@@ -93,7 +95,8 @@ extension Phone {
         }
         runtime.documents.sheets[id] = nil
         record(.document(.chosen(file: document.name, sheet: id)), app: app)
-        let inPlace = document.filesPath != nil && declaration.supportsOpeningDocumentsInPlace && profile.majorVersion >= 11
+        let inPlace =
+            document.filesPath != nil && declaration.supportsOpeningDocumentsInPlace && profile.majorVersion >= 11
         let url: URL
         if inPlace, let path = document.filesPath {
             url = URL(fileURLWithPath: path)

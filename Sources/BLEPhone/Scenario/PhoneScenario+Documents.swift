@@ -82,7 +82,10 @@ extension PhoneScenario.DocumentExpectation: CustomStringConvertible {
             let copied = events.compactMap { event -> String? in
                 if case .copiedToInbox(_, let path) = event { path } else { nil }
             }
-            return (copied.contains("Documents/Inbox/" + name), copied.isEmpty ? "nothing copied" : copied.joined(separator: ", "))
+            return (
+                copied.contains("Documents/Inbox/" + name),
+                copied.isEmpty ? "nothing copied" : copied.joined(separator: ", ")
+            )
         case .promptsShown(let expected):
             let count = events.count { if case .promptShown = $0 { true } else { false } }
             return (count == expected, "\(count) shown")
@@ -97,6 +100,7 @@ extension PhoneScenario.DocumentExpectation: CustomStringConvertible {
 
 extension ScenarioParser {
     static let documentActionNames = ["share", "open_in", "answer_prompt"]
+    /// Also in `PhoneScenarioNames.expectations`.
     static let documentExpectationNames = ["documents_opened", "in_inbox", "prompts_shown", "prompt_answered"]
 
     /// `document_types`, `opens_in_place`, `file_sharing` of `app`.
@@ -105,7 +109,9 @@ extension ScenarioParser {
         for element in try object.member("document_types")?.array() ?? [] {
             let entry = try element.object(allowing: ["name", "types", "rank"])
             var types: [UniformTypeIdentifier] = []
-            for type in try required("types", in: entry).array() { types.append(UniformTypeIdentifier(try type.string())) }
+            for type in try required("types", in: entry).array() {
+                types.append(UniformTypeIdentifier(try type.string()))
+            }
             guard !types.isEmpty else { throw (entry.member("types") ?? entry).fail("a document type needs a type") }
             var rank = HandlerRank.default
             if let rankCursor = entry.member("rank") {
@@ -118,7 +124,8 @@ extension ScenarioParser {
                 rank = known
             }
             documents.types.append(
-                DocumentTypeDeclaration(name: try required("name", in: entry).string(), contentTypes: types, handlerRank: rank))
+                DocumentTypeDeclaration(
+                    name: try required("name", in: entry).string(), contentTypes: types, handlerRank: rank))
         }
         documents.opensInPlace = try object.member("opens_in_place")?.bool() ?? false
         documents.fileSharing = try object.member("file_sharing")?.bool() ?? false
@@ -166,7 +173,9 @@ extension ScenarioParser {
         }
     }
 
-    static func documentExpectation(_ key: String, _ value: JSONCursor) throws(Failure) -> PhoneScenario.DocumentExpectation {
+    static func documentExpectation(_ key: String, _ value: JSONCursor) throws(Failure)
+        -> PhoneScenario.DocumentExpectation
+    {
         switch key {
         case "documents_opened": return .opened(try count(value))
         case "in_inbox": return .inInbox(try value.string())
@@ -183,7 +192,8 @@ extension ScenarioParser {
         guard !actions.isEmpty else { throw (object.member("actions") ?? object).fail("an alert needs a button") }
         return .prompt(
             AppAlert(
-                title: try required("title", in: object).string(), message: try object.member("message")?.string() ?? "",
+                title: try required("title", in: object).string(),
+                message: try object.member("message")?.string() ?? "",
                 actions: actions))
     }
 }

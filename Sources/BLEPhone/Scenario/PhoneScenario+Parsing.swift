@@ -285,7 +285,9 @@ enum ScenarioParser {
             if let passcode = object.member("passcode") { throw passcode.fail("\"passcode\" applies only to reboot") }
             return PhoneScenario.TimelineStep(at: at, .device(device, action))
         }
-        if let document = try documentAction(name, object) { return PhoneScenario.TimelineStep(at: at, .document(document)) }
+        if let document = try documentAction(name, object) {
+            return PhoneScenario.TimelineStep(at: at, .document(document))
+        }
         guard var action = PhoneScenarioNames.actions.first(where: { $0.0 == name })?.1 else {
             let hint =
                 PhoneScenarioNames.deviceActions.contains { $0.0 == name } ? " (a device action needs \"device\")" : ""

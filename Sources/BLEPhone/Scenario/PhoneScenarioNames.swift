@@ -50,7 +50,8 @@ enum PhoneScenarioNames {
     static let expectations = [
         "state", "killed", "never_killed", "launches", "relaunches", "delivered_at_least", "delivered_at_most",
         "no_dropped_events", "alerts_at_least", "note",
-    ] + ScenarioParser.documentExpectationNames
+        "documents_opened", "in_inbox", "prompts_shown", "prompt_answered",
+    ]
 
     static func terminationReason(named name: String) -> TerminationReason? {
         TerminationReason.all.first { $0.name == name }

@@ -41,7 +41,9 @@ struct HeadsetFirmwareDocumentTests {
         return (observer, started.withLock { $0 })
     }
 
-    @Test("The share sheet: the headset app owns .bin, .hex and .img firmware; for a .zip it is an Alternate behind an archiver")
+    @Test(
+        "The share sheet: the headset app owns .bin, .hex and .img firmware; for a .zip it is an Alternate behind an archiver"
+    )
     func declaredTypes() async throws {
         _ = try await run(.ios17) { phone, _ in
             for name in ["headset-1.4.0.bin", "headset-1.4.0.hex", "headset-1.4.0.img"] {
@@ -59,7 +61,8 @@ struct HeadsetFirmwareDocumentTests {
         }
     }
 
-    @Test("Shared to the headset app, a firmware file asks the user; Update starts the update with the recognised image")
+    @Test(
+        "Shared to the headset app, a firmware file asks the user; Update starts the update with the recognised image")
     func acceptStartsUpdate() async throws {
         for profile in [PhoneProfile.ios6, .ios12, .ios17] {
             let (observer, started) = try await run(profile) { phone, radio in
@@ -112,10 +115,17 @@ struct HeadsetFirmwareDocumentTests {
 
     @Test("The default recogniser reads the first MAJOR.MINOR.PATCH of the name")
     func versionFromName() throws {
-        #expect(try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "fw-v2.10.3-rc1.hex").version.description == "2.10.3")
-        #expect(try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "1.2.3.4.bin").version.description == "1.2.3")
-        #expect(throws: FirmwareImageError.self) { try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "2024.1.bin") }
-        #expect(throws: FirmwareImageError.self) { try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "1.2.300.bin") }
+        #expect(
+            try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "fw-v2.10.3-rc1.hex").version.description
+                == "2.10.3")
+        #expect(
+            try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "1.2.3.4.bin").version.description == "1.2.3")
+        #expect(throws: FirmwareImageError.self) {
+            try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "2024.1.bin")
+        }
+        #expect(throws: FirmwareImageError.self) {
+            try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "1.2.300.bin")
+        }
     }
 }
 

@@ -85,7 +85,9 @@ struct DocumentScenarioTests {
             problem(scenario(timeline: #"{"at_s": 1, "action": "answer_prompt"}"#))?.hasPrefix("timeline[0]") == true)
         #expect(
             problem(
-                scenario(app: #", "reactions": [{"on": "open_document", "do": [{"prompt": {"title": "T", "actions": []}}]}]"#)
+                scenario(
+                    app: #", "reactions": [{"on": "open_document", "do": [{"prompt": {"title": "T", "actions": []}}]}]"#
+                )
             ) == "app.reactions[0].do[0].prompt.actions: an alert needs a button")
         #expect(
             problem(scenario(timeline: #"{"at_s": 1, "action": "share", "file": "a", "hex": "zz"}"#))

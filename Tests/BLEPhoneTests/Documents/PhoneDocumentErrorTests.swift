@@ -48,7 +48,8 @@ struct PhoneDocumentErrorTests {
                 .invalidName("."), .invalidName(".."), .invalidName("clear\u{1B}[2J.json"),
                 .invalidName("innocent\u{202E}nosj.exe"), .invalidName(String(repeating: "a", count: 251) + ".json"),
                 .tooLarge(
-                    file: "big.json", size: DocumentsRuntime.maximumFileSize + 1, limit: DocumentsRuntime.maximumFileSize),
+                    file: "big.json", size: DocumentsRuntime.maximumFileSize + 1,
+                    limit: DocumentsRuntime.maximumFileSize),
             ])
         #expect(refused == errors.count)
         #expect(counters.refused == errors.count)
@@ -98,6 +99,24 @@ struct PhoneDocumentErrorTests {
             #expect(await bare.phone.state(of: viewer) == .notRunning)
             #expect(await bare.phone.filesView().isEmpty)
         }
+    }
+
+    @Test("A document chosen for an app that crashes before it becomes active is lost with it: traced, counted")
+    func lostWithTheApp() async throws {
+        let radio = VirtualRadio()
+        let world = try await radio.simulation.run { await DocumentsWorld.make(.ios12, radio: radio) }
+        defer { world.cleanUp() }
+        let (events, counters, log) = try await radio.simulation.run {
+            let viewer = await world.install("com.example.viewer", types: [.json()])
+            try await world.phone.openIn(viewer, from: try await world.phone.share(Self.bytes, named: "a.json"))
+            await world.phone.crash(viewer)
+            try await world.at(1)
+            return (await world.documentEvents(), await world.phone.documentCounters, world.log.all)
+        }
+        #expect(events.last == .refused(file: "a.json", why: "the app ended first (crash)"))
+        #expect(counters.delivered == 0)
+        #expect(counters.refused == 1)
+        #expect(!log.contains { $0.hasPrefix("open:") })
     }
 
     @Test("An Inbox entry that is a planted link is never written through: the copy takes the next name")

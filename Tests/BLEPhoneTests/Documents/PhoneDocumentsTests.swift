@@ -90,15 +90,18 @@ struct PhoneDocumentsTests {
             log == [
                 "didFinishLaunching url=config.json@0", "sceneWillConnect@0", "sceneWillEnterForeground@0",
                 "sceneDidBecomeActive@0", "sceneWillEnterForeground@10",
-                "scene:openURLContexts config-1.json from=com.apple.mobilemail inPlace=false@10", "sceneDidBecomeActive@10",
+                "scene:openURLContexts config-1.json from=com.apple.mobilemail inPlace=false@10",
+                "sceneDidBecomeActive@10",
             ])
         #expect(launches == 1)
         #expect(signatures == [.sceneConnectionOptions, .sceneOpenURLContexts])
         let inbox = world.root + "/com.example.viewer/Documents/Inbox"
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: inbox).sorted()) == ["config-1.json", "config.json"])
+        #expect(
+            (try? FileManager.default.contentsOfDirectory(atPath: inbox).sorted()) == ["config-1.json", "config.json"])
     }
 
-    @Test("iOS 12: a suspended app comes back (willEnterForeground, open, didBecomeActive); one in front gets it at once")
+    @Test(
+        "iOS 12: a suspended app comes back (willEnterForeground, open, didBecomeActive); one in front gets it at once")
     func foregroundAndInFront() async throws {
         let radio = VirtualRadio()
         let world = try await radio.simulation.run { await DocumentsWorld.make(.ios12, radio: radio) }

@@ -94,7 +94,10 @@ struct DocumentHandlerRankingTests {
         let apps: [(String, [DocumentTypeDeclaration])] = [
             ("a.data-owner", [DocumentTypeDeclaration(name: "Any", contentTypes: [.data], handlerRank: .owner)]),
             ("b.text-default", [DocumentTypeDeclaration(name: "Text", contentTypes: [.text])]),
-            ("c.json-alternate", [DocumentTypeDeclaration(name: "JSON", contentTypes: [.json], handlerRank: .alternate)]),
+            (
+                "c.json-alternate",
+                [DocumentTypeDeclaration(name: "JSON", contentTypes: [.json], handlerRank: .alternate)]
+            ),
             ("d.images", [DocumentTypeDeclaration(name: "Images", contentTypes: [.image], handlerRank: .owner)]),
         ]
         // Exact first; then by rank among the conforming (Owner of data before Default of text).
