@@ -37,6 +37,22 @@ struct DocumentScenarioRunTests {
         }
     }
 
+    @Test("The JSON trace has the document events with their fields (docs/phone-scenarios.md)")
+    func jsonTrace() async throws {
+        let result = try await run(scenario(profile: "ios12", answer: "Import"))
+        let json = PhoneTraceJSON.document(result.trace)
+        for fragment in [
+            #""type":"documentShared","file":"settings.json","uti":"public.json","handlers":["com.example.viewer"]"#,
+            #""type":"documentRefused","file":"photo.png""#, #""type":"documentChosen","file":"settings.json","sheet":1"#,
+            #""type":"documentCopied","file":"settings.json","path":"Documents/Inbox/settings.json""#,
+            #""signature":"application(_:open:options:)","open_in_place":false,"source":"com.apple.mobilemail""#,
+            #""type":"documentHandled""#, #""handled":true"#, #""reason":"open_document""#,
+            #""type":"promptShown","id":1,"title":"Import?""#, #""type":"promptAnswered","id":1,"action":"Import""#,
+        ] {
+            #expect(json.contains(fragment), "\(fragment)")
+        }
+    }
+
     @Test("An expectation that does not hold fails with what the trace showed")
     func failingExpectation() async throws {
         let result = try await run(scenario(profile: "ios17", answer: "Cancel"))
