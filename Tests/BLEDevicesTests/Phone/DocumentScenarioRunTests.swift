@@ -43,7 +43,8 @@ struct DocumentScenarioRunTests {
         let json = PhoneTraceJSON.document(result.trace)
         for fragment in [
             #""type":"documentShared","file":"settings.json","uti":"public.json","handlers":["com.example.viewer"]"#,
-            #""type":"documentRefused","file":"photo.png""#, #""type":"documentChosen","file":"settings.json","sheet":1"#,
+            #""type":"documentRefused","file":"photo.png""#,
+            #""type":"documentChosen","file":"settings.json","sheet":1"#,
             #""type":"documentCopied","file":"settings.json","path":"Documents/Inbox/settings.json""#,
             #""signature":"application(_:open:options:)","open_in_place":false,"source":"com.apple.mobilemail""#,
             #""type":"documentHandled""#, #""handled":true"#, #""reason":"open_document""#,
