@@ -9,7 +9,9 @@ public enum DocumentEvent: Sendable, Hashable {
     case chosen(file: String, sheet: Int)
     /// The file was copied into the app's Documents/Inbox (the path inside the app's folder).
     case copiedToInbox(file: String, path: String)
-    /// The phone called the app's delegate method for the URL.
+    /// The phone called the app's delegate method for the URL (`url`: the file's path inside
+    /// the phone's storage, "com.example.app/Documents/Inbox/a.json", so traces do not depend on
+    /// where the storage is).
     case delivered(url: String, signature: OpenURLSignature, openInPlace: Bool, source: String?)
     /// The delegate method returned: whether the app handled the URL (scenes return nothing).
     case handled(url: String, handled: Bool?)
@@ -65,7 +67,8 @@ extension DocumentEvent {
                     ("id", .integer(Int64(id))), ("title", .text(title)), ("message", .text(message)),
                     ("actions", .texts(actions)),
                 ],
-                words: "alert #\(id) '\(title)': \(message) [\(actions.joined(separator: " | "))]",
+                words:
+                    "alert #\(id) '\(title)'\(message.isEmpty ? "" : ": " + message) [\(actions.joined(separator: " | "))]",
                 timeline: .mark(.document, label: "prompt"))
         case .promptAnswered(let id, let action):
             var fields: [(name: String, value: PhoneTraceRecord.Value)] = [("id", .integer(Int64(id)))]

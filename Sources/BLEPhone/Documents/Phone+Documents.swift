@@ -183,7 +183,7 @@ extension Phone {
         record(
             .document(
                 .delivered(
-                    url: url.absoluteString, signature: signature, openInPlace: options.openInPlace,
+                    url: shownPath(url), signature: signature, openInPlace: options.openInPlace,
                     source: options.sourceApplication)), app: app)
         guard !delivery.viaLaunchOptions, let context = runtime.apps[app]?.context else { return }
         // As a lifecycle callback runs (Phone+Apps): a task that calls the actor's method
@@ -199,7 +199,14 @@ extension Phone {
     private func documentReturned(_ url: URL, handled: Bool?, of app: AppIdentifier, launch: Int) {
         guard runtime.apps[app]?.context?.launchNumber == launch else { return }
         record(.callbackFinished(.openURL), app: app)
-        record(.document(.handled(url: url.absoluteString, handled: handled)), app: app)
+        record(.document(.handled(url: shownPath(url), handled: handled)), app: app)
+    }
+
+    /// The file's path inside the phone's storage (the whole path for a file outside it).
+    private func shownPath(_ url: URL) -> String {
+        guard let storageRoot else { return url.path }
+        let root = storageRoot.hasSuffix("/") ? storageRoot : storageRoot + "/"
+        return url.path.hasPrefix(root) ? String(url.path.dropFirst(root.count)) : url.path
     }
 
     private func refuse(_ file: String, _ error: DocumentError, app: AppIdentifier? = nil) {

@@ -43,7 +43,7 @@ struct PhoneDocumentsTests {
         #expect(FileManager.default.contents(atPath: inbox).map(Array.init) == Self.json)
         #expect(launches == [.openDocument(URL(fileURLWithPath: inbox).absoluteString)])
         #expect(events.contains(.copiedToInbox(file: "config.json", path: "Documents/Inbox/config.json")))
-        #expect(events.contains(.handled(url: URL(fileURLWithPath: inbox).absoluteString, handled: true)))
+        #expect(events.contains(.handled(url: "com.example.viewer/Documents/Inbox/config.json", handled: true)))
     }
 
     @Test("iOS 6 (before iOS 9): the file comes through application(_:openURL:sourceApplication:annotation:)")
