@@ -1,4 +1,5 @@
 import BLE
+import BLECompanion
 import BLEPhone
 
 /// How the headset's phone app is built: what its Info.plist declares, which headset it looks
@@ -22,6 +23,16 @@ public struct HeadsetAppConfiguration: Sendable {
     public var syncsInBackground: Bool
     /// A voice prompt that ducks the user's music on a headset event (nil: none).
     public var voicePrompt: HeadsetVoicePrompt? = nil
+    /// Turns a firmware file shared to the app (its bytes and name) into an image, or throws for
+    /// a file that is not one. The default takes the bytes as a raw image with the version in the
+    /// name (`HeadsetFirmwareDocuments.rawImage`); a recogniser of real formats (Intel HEX,
+    /// MCUboot, DFU packages) plugs in here.
+    public var firmwareRecognizer: @Sendable ([UInt8], String) throws -> FirmwareImage = { bytes, name in
+        try HeadsetFirmwareDocuments.rawImage(bytes: bytes, fileName: name)
+    }
+    /// Runs the update once the user confirmed it (the OTA engine over a link to the headset);
+    /// nil: the app records the start and goes no further (docs/phone-runtime.md).
+    public var startFirmwareUpdate: (@Sendable (FirmwareImage) async -> Void)?
 
     public init(
         declaration: AppDeclaration, restoreIdentifier: String? = nil,
@@ -49,7 +60,8 @@ public struct HeadsetAppConfiguration: Sendable {
         -> HeadsetAppConfiguration
     {
         HeadsetAppConfiguration(
-            declaration: AppDeclaration(bundleIdentifier: bundleIdentifier), headsetMAC: headsetMAC)
+            declaration: AppDeclaration(bundleIdentifier: bundleIdentifier).declaringFirmwareDocuments(),
+            headsetMAC: headsetMAC)
     }
 
     /// An app with the `bluetooth-central` mode and state restoration: woken for the headset's
@@ -60,7 +72,8 @@ public struct HeadsetAppConfiguration: Sendable {
         HeadsetAppConfiguration(
             declaration: AppDeclaration(
                 bundleIdentifier: bundleIdentifier, backgroundModes: [.bluetoothCentral],
-                restoreIdentifiers: [centralRestoreIdentifier]),
+                restoreIdentifiers: [centralRestoreIdentifier]
+            ).declaringFirmwareDocuments(),
             restoreIdentifier: centralRestoreIdentifier, headsetMAC: headsetMAC)
     }
 }

@@ -1,3 +1,4 @@
+import BLECompanion
 import BLELocking
 import BLEPhone
 
@@ -28,6 +29,14 @@ public final class HeadsetAppObserver: Sendable {
         public var lastHeartbeat: UInt32?
         /// Heartbeats handled with a number not above the previous one's (out of order or twice).
         public var heartbeatsOutOfOrder = 0
+        /// Firmware files shared to the app, and those it could not read or recognise.
+        public var firmwareFilesReceived = 0
+        public var firmwareFilesRejected = 0
+        /// Updates the user confirmed (and that the app then started) or declined.
+        public var firmwareUpdatesStarted = 0
+        public var firmwareUpdatesDeclined = 0
+        /// The version of the last update started.
+        public var lastFirmwareVersion: FirmwareVersion?
     }
 
     private let state = Locked(Counts())

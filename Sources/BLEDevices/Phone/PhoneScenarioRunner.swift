@@ -1,6 +1,7 @@
 import BLE
 import BLEPhone
 import BLESimulation
+import Foundation
 import Logging
 
 /// What a scenario run produced: the phone's trace, and each expectation passed or failed with
@@ -45,7 +46,12 @@ public enum PhoneScenarioRunner {
         }
         let simulation = radio.simulation
         return try await simulation.run {
-            let phone = await Phone(profile: profile, radio: radio, logger: logger)
+            // Apps get a storage directory (Documents/Inbox) in a folder of this run's own.
+            let storage = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "phone-scenario-\(UUID().uuidString)"
+            ).path
+            defer { try? FileManager.default.removeItem(atPath: storage) }
+            let phone = await Phone(profile: profile, radio: radio, storageRoot: storage, logger: logger)
             if let coalescing = scenario.profile.coalescing { await phone.setEventCoalescing(coalescing) }
             var devices: [String: ScenarioDevice] = [:]
             for (index, spec) in scenario.devices.enumerated() {
@@ -102,6 +108,14 @@ public enum PhoneScenarioRunner {
         case .tasks(let taskAction):
             await taskAction.perform(on: phone, app: app)
         case .audio(let audioAction): await phone.perform(audioAction)
+        case .document(let documentAction):
+            // A refusal is traced by the phone (documentRefused): the expectations see it.
+            switch documentAction {
+            case .share(let name, let content, let type):
+                _ = try? await phone.share(content.bytes, named: name, type: type)
+            case .openIn: try? await phone.openIn(app)
+            case .answerPrompt(let answer): try? await phone.respondToPrompt(choosing: answer)
+            }
         }
     }
 }

@@ -30,6 +30,14 @@ public struct AppDeclaration: Sendable, Hashable {
     public var permittedTaskIdentifiers: Set<String>
     /// Paired through AccessorySetupKit (iOS 26's relaunch note 5).
     public var usesAccessorySetupKit: Bool
+    /// `CFBundleDocumentTypes`: the documents the app opens ("Open in…", Documents/).
+    public var documentTypes: [DocumentTypeDeclaration] = []
+    /// `UTExportedTypeDeclarations`: the uniform types the app defines.
+    public var exportedTypes: [ExportedTypeDeclaration] = []
+    /// `LSSupportsOpeningDocumentsInPlace`.
+    public var supportsOpeningDocumentsInPlace = false
+    /// `UIFileSharingEnabled`: with the key above, the Documents folder shows in the Files view.
+    public var fileSharingEnabled = false
 
     public init(
         bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [],

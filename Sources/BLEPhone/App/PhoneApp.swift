@@ -1,3 +1,5 @@
+import Foundation
+
 /// User code that runs as an app on a simulated phone: UIApplicationDelegate's and
 /// UISceneDelegate's callbacks, as async methods of an actor whose executor is the app's
 /// (`AppContext.executor`) — so when the phone suspends the app, none of its code runs.
@@ -42,6 +44,14 @@ public protocol PhoneApp: Actor {
     func didReceiveRemoteNotification(
         _ userInfo: [String: String],
         fetchCompletionHandler: @escaping @Sendable (UIBackgroundFetchResult) async -> Void) async
+    // Documents shared to the app ("Open in…"): the phone calls the one its profile has
+    // (`OpenURLSignature`); each returns whether the app handled the URL.
+    /// `application(_:open:options:)` (iOS 9+, apps without scenes).
+    func application(open url: URL, options: OpenURLOptions) async -> Bool
+    /// `application(_:openURL:sourceApplication:annotation:)` (before iOS 9).
+    func application(openURL url: URL, sourceApplication: String?, annotation: String?) async -> Bool
+    /// `scene(_:openURLContexts:)` (iOS 13+, a running app with a scene).
+    func scene(openURLContexts contexts: [OpenURLContext]) async
 }
 
 extension PhoneApp {
@@ -68,6 +78,11 @@ extension PhoneApp {
         _ userInfo: [String: String],
         fetchCompletionHandler: @escaping @Sendable (UIBackgroundFetchResult) async -> Void
     ) async { await fetchCompletionHandler(.noData) }
+    public func application(open url: URL, options: OpenURLOptions) async -> Bool { false }
+    public func application(openURL url: URL, sourceApplication: String?, annotation: String?) async -> Bool {
+        false
+    }
+    public func scene(openURLContexts contexts: [OpenURLContext]) async {}
 }
 
 /// Why an app was launched, and what to restore (UIApplication.LaunchOptionsKey).

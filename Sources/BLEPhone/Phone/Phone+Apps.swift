@@ -80,7 +80,7 @@ extension Phone {
 
     /// `storageRoot/bundleIdentifier`, created if missing (a failure is logged and traced; the
     /// app then has no directory).
-    private func storageDirectory(for app: AppIdentifier) -> String? {
+    func storageDirectory(for app: AppIdentifier) -> String? {
         guard let storageRoot else { return nil }
         let path =
             storageRoot.hasSuffix("/") ? storageRoot + app.bundleIdentifier : storageRoot + "/" + app.bundleIdentifier

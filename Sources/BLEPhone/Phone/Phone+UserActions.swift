@@ -70,14 +70,14 @@ extension Phone {
 
     // MARK: Shared steps
 
-    func bringToFront(_ app: AppIdentifier) {
+    func bringToFront(_ app: AppIdentifier, reason: LaunchReason = .user) {
         guard runtime.front != app || runtime.apps[app]?.lifecycle.state == .notRunning else { return }
         sendFrontAppToBackground()
         runtime.front = app
         runtime.foregroundSerial += 1
         runtime.apps[app]!.lastForegrounded = runtime.foregroundSerial
         if runtime.apps[app]!.lifecycle.state == .notRunning {
-            launch(app, inFront: true, reason: .user)
+            launch(app, inFront: true, reason: reason)
         } else {
             feed(app) { $0.enterForeground() }
         }

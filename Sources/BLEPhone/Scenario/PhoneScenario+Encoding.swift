@@ -59,6 +59,7 @@ enum ScenarioEncoder {
             object["permitted_task_identifiers"] = .array(app.permittedTaskIdentifiers.sorted().map(JSONValue.string))
         }
         if !app.reactions.isEmpty { object["reactions"] = .array(app.reactions.map(reaction)) }
+        appDocuments(app.documents, into: &object)
         return .object(object)
     }
 
@@ -107,6 +108,7 @@ enum ScenarioEncoder {
         case .keepAlive(let step): (key, value) = KeepAliveScenario.encode(step)
         case .tasks(let taskStep): return ScenarioTasks.encode(taskStep)
         case .audio(let audio): (key, value) = AudioScenario.encode(audio)
+        case .prompt(let alert): (key, value) = ("prompt", prompt(alert))
         }
         return .object([key: value])
     }
@@ -129,6 +131,8 @@ enum ScenarioEncoder {
             KeepAliveScenario.encode(action, into: &object)
         case .tasks(let action):
             ScenarioTasks.encode(action, into: &object)
+        case .document(let action):
+            documentAction(action, into: &object)
         case let action:
             object["action"] = .string(PhoneScenarioNames.name(of: action) ?? "open")
             if case .reboot(let passcode) = action { object["passcode"] = .bool(passcode) }
@@ -160,6 +164,7 @@ enum ScenarioEncoder {
         case .audio(let audio):
             let (key, value) = AudioScenario.encode(audio)
             object[key] = value
+        case .document(let expectation): return documentExpectation(expectation)
         }
         return .object(object)
     }

@@ -27,6 +27,7 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
         case .keepAlive(let expectation): KeepAliveScenario.description(expectation)
         case .tasks(let expectation): expectation.description
         case .audio(let audio): audio.description
+        case .document(let expectation): expectation.description
         }
     }
 
@@ -82,6 +83,9 @@ extension PhoneScenario.Expectation: CustomStringConvertible {
             return result(passed, observed)
         case .audio(let audio):
             let (passed, observed) = audio.evaluate(trace, app: app, end: end)
+            return result(passed, observed)
+        case .document(let expectation):
+            let (passed, observed) = expectation.evaluate(entries)
             return result(passed, observed)
         }
     }

@@ -127,6 +127,7 @@ enum ScenarioParser {
         let object = try cursor.object(allowing: [
             "bundle_id", "background_modes", "restore_identifiers", "uses_accessory_setup_kit", "reactions",
             "permitted_task_identifiers",
+            "document_types", "opens_in_place", "file_sharing",
         ])
         let bundleCursor = try required("bundle_id", in: object)
         let bundle = try bundleCursor.string()
@@ -150,6 +151,7 @@ enum ScenarioParser {
         for element in try object.member("permitted_task_identifiers")?.array() ?? [] {
             app.permittedTaskIdentifiers.insert(try ScenarioTasks.identifier(element))
         }
+        app.documents = try appDocuments(object)
         for element in try object.member("reactions")?.array() ?? [] {
             app.reactions.append(try reaction(element, devices: devices))
         }
@@ -243,6 +245,7 @@ enum ScenarioParser {
             return .write(device: name, value: bytes)
         case let key where KeepAliveScenario.stepKeys.contains(key): return try KeepAliveScenario.step(key, value)
         case let audio where AudioScenario.stepKeys.contains(audio): return .audio(try AudioScenario.step(audio, value))
+        case "prompt": return try promptStep(value)
         default: return .note(try value.string())
         }
     }
@@ -283,8 +286,10 @@ enum ScenarioParser {
     {
         let object = try cursor.object(
             allowing: Set(
-                ["at_s", "action", "device", "passcode", "period_s", "task", "conditions"]
-                    + KeepAliveScenario.actionFields))
+                [
+                    "at_s", "action", "device", "passcode", "period_s", "task", "conditions", "file", "size", "text",
+                    "hex", "type", "answer",
+                ] + KeepAliveScenario.actionFields))
         let at = try seconds(try required("at_s", in: object), in: 0...duration.inSeconds)
         let actionCursor = try required("action", in: object)
         let name = try actionCursor.string()
@@ -314,12 +319,16 @@ enum ScenarioParser {
             }
             return PhoneScenario.TimelineStep(at: at, .keepAlive(keepAlive))
         }
+        if let document = try documentAction(name, object) {
+            return PhoneScenario.TimelineStep(at: at, .document(document))
+        }
         guard var action = PhoneScenarioNames.actions.first(where: { $0.0 == name })?.1 else {
             let hint =
                 PhoneScenarioNames.deviceActions.contains { $0.0 == name } ? " (a device action needs \"device\")" : ""
             throw actionCursor.fail(
                 "unknown action \"\(name)\"\(hint); expected one of: "
-                    + (PhoneScenarioNames.actions.map(\.0) + KeepAliveScenario.actionNames + ScenarioTasks.actionNames)
+                    + (PhoneScenarioNames.actions.map(\.0) + KeepAliveScenario.actionNames + ScenarioTasks.actionNames
+                        + documentActionNames)
                     .joined(separator: ", "))
         }
         if let passcode = object.member("passcode") {
@@ -397,6 +406,7 @@ enum ScenarioParser {
             return try KeepAliveScenario.expectation(key, value, times: times)
         case let audio where AudioScenario.expectationKeys.contains(audio):
             return .audio(try AudioScenario.expectation(audio, value, duration: duration))
+        case let key where documentExpectationNames.contains(key): return .document(try documentExpectation(key, value))
         default: return .noted(try value.string())
         }
     }

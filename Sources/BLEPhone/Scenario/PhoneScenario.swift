@@ -84,6 +84,8 @@ public struct PhoneScenario: Sendable, Equatable {
         public var reactions: [Reaction]
         /// `BGTaskSchedulerPermittedIdentifiers`: the script registers each in `didFinishLaunching`.
         public var permittedTaskIdentifiers: Set<String> = []
+        /// Document types, opening in place, file sharing (PhoneScenario+Documents).
+        public var documents = AppDocuments()
 
         public init(
             bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [], restoreIdentifiers: Set<String> = [],
@@ -99,10 +101,14 @@ public struct PhoneScenario: Sendable, Equatable {
         public var identifier: AppIdentifier { AppIdentifier(bundleIdentifier) }
 
         public var declaration: AppDeclaration {
-            AppDeclaration(
+            var declaration = AppDeclaration(
                 bundleIdentifier: bundleIdentifier, backgroundModes: backgroundModes,
                 restoreIdentifiers: restoreIdentifiers, permittedTaskIdentifiers: permittedTaskIdentifiers,
                 usesAccessorySetupKit: usesAccessorySetupKit)
+            declaration.documentTypes = documents.types
+            declaration.supportsOpeningDocumentsInPlace = documents.opensInPlace
+            declaration.fileSharingEnabled = documents.fileSharing
+            return declaration
         }
     }
 
@@ -142,6 +148,9 @@ public struct PhoneScenario: Sendable, Equatable {
         case taskExpiration
         /// An audio session notification (PhoneScenario+Audio).
         case audio(AudioTrigger)
+        /// A document was handed to the app ("Open in…": any of the open-URL methods, or a scene
+        /// launched with the URL).
+        case openDocument
     }
 
     /// The Bluetooth events a reaction can answer.
@@ -185,6 +194,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case tasks(TaskStep)
         /// An audio session call or a player (PhoneScenario+Audio).
         case audio(AudioStep)
+        /// Shows an alert and waits for the user's answer (noted as "answered TITLE").
+        case prompt(AppAlert)
     }
 
     /// The system alerts a connection may ask for (`CBConnectPeripheralOptionNotifyOnConnectionKey`,
@@ -241,6 +252,8 @@ public struct PhoneScenario: Sendable, Equatable {
         case tasks(TaskAction)
         /// The music, the route, a call or an alarm (PhoneScenario+Audio).
         case audio(AudioAction)
+        /// Share a file, choose the app, answer an alert (PhoneScenario+Documents).
+        case document(DocumentAction)
     }
 
     public enum DeviceAction: Sendable, Equatable {
@@ -277,5 +290,7 @@ public struct PhoneScenario: Sendable, Equatable {
         case tasks(TaskExpectation)
         /// The music and the audio hold (PhoneScenario+Audio).
         case audio(AudioExpectation)
+        /// Documents opened, copied, alerts shown and answered (PhoneScenario+Documents).
+        case document(DocumentExpectation)
     }
 }

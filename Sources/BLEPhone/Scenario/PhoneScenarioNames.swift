@@ -35,7 +35,7 @@ enum PhoneScenarioNames {
     /// Triggers without parameters; Bluetooth ones are `BluetoothTrigger`'s raw values; `timer`.
     static let lifecycleTriggers: [(String, PhoneScenario.Trigger)] = [
         ("launch", .launch), ("enter_background", .enterBackground), ("enter_foreground", .enterForeground),
-        ("become_active", .becomeActive),
+        ("become_active", .becomeActive), ("open_document", .openDocument),
     ]
 
     static var triggerNames: [String] {
@@ -48,7 +48,7 @@ enum PhoneScenarioNames {
     /// Each step is an object with one of these keys.
     static let steps = baseSteps + AudioScenario.stepKeys
     static let baseSteps = [
-        "begin_task", "end_task", "work_s", "scan", "connect", "disconnect", "subscribe", "write", "note",
+        "begin_task", "end_task", "work_s", "scan", "connect", "disconnect", "subscribe", "write", "note", "prompt",
     ] + ScenarioTasks.stepKeys
 
     /// Each expectation is an object with one of these keys (and `at_s` or `kind` beside some).
@@ -56,6 +56,7 @@ enum PhoneScenarioNames {
     static let baseExpectations = [
         "state", "killed", "never_killed", "launches", "relaunches", "delivered_at_least", "delivered_at_most",
         "no_dropped_events", "alerts_at_least", "note",
+        "documents_opened", "in_inbox", "prompts_shown", "prompt_answered",
     ] + ScenarioTasks.expectationKeys
 
     static func terminationReason(named name: String) -> TerminationReason? {

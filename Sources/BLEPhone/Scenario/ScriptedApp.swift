@@ -138,7 +138,7 @@ public actor ScriptedApp: PhoneApp {
 
     /// A lifecycle callback's reactions: started as tasks on the app's executor that run once
     /// the callback returns, or performed inside it (`inCallback`, timed by the watchdog).
-    private func react(to trigger: PhoneScenario.Trigger) async {
+    func react(to trigger: PhoneScenario.Trigger) async {
         for reaction in script.reactions where reaction.trigger == trigger {
             if reaction.inCallback {
                 await perform(reaction.steps)
@@ -230,6 +230,9 @@ public actor ScriptedApp: PhoneApp {
             await perform(taskStep)
         case .audio(let audio):
             await perform(audio)
+        case .prompt(let alert):
+            let answer = await context.presentAlert(alert)
+            await note("answered \(answer ?? "nothing (dismissed)")")
         }
     }
 
