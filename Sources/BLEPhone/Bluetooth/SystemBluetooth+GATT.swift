@@ -123,12 +123,12 @@ extension SystemBluetooth {
         let receivers = links.subscribers(of: key)
         guard !receivers.isEmpty else { return }
         let alerted = links.alertReceiver(receivers, identifier, foregroundedAt) { $0.notifyOnNotification }
-        let name = Self.quoted(await peripheral.name)
+        let label = await notificationLabel(key, characteristic, peripheral)
         // The same for every receiver: built once per notification, not once per app.
-        let summary = "\(characteristic.uuid) of \(name) = \(value.count) octets"
-        let coalescingKey = "\(identifier) \(characteristic.handle)"
+        let summary = label.summaryPrefix + String(value.count) + " octets"
+        let coalescingKey = label.coalescingKey
         for client in receivers {
-            let alert = client == alerted ? "\(client.app): notification from \(name)" : nil
+            let alert = client == alerted ? "\(client.app): notification from \(label.quotedName)" : nil
             await offerCentral(
                 client.app, client.manager, .valueUpdate, summary, coalescingKey: coalescingKey, alert: alert
             ) { manager in
@@ -136,4 +136,30 @@ extension SystemBluetooth {
             }
         }
     }
+
+    /// The cached words for `key`'s notifications, made again when the peripheral's name or the
+    /// characteristic changed.
+    private func notificationLabel(
+        _ key: CharacteristicKey, _ characteristic: Characteristic, _ peripheral: Peripheral
+    ) async -> NotificationLabel {
+        let name = await peripheral.name
+        if let label = notificationLabels[key], label.name == name, label.uuid == characteristic.uuid { return label }
+        let quotedName = Self.quoted(name)
+        let label = NotificationLabel(
+            name: name, uuid: characteristic.uuid, quotedName: quotedName, summaryPrefix: "\(characteristic.uuid) of \(quotedName) = ",
+            coalescingKey: "\(key.peripheral) \(key.valueHandle)")
+        notificationLabels[key] = label
+        return label
+    }
+}
+
+/// The words of one characteristic's notifications (`SystemBluetooth.valueUpdated`).
+struct NotificationLabel: Sendable {
+    /// The peripheral's name and the characteristic they were made with (a handle may name
+    /// another characteristic after the peripheral's services changed).
+    var name: String?
+    var uuid: BluetoothUUID
+    var quotedName: String
+    var summaryPrefix: String
+    var coalescingKey: String
 }

@@ -50,6 +50,10 @@ package actor SystemBluetooth {
     var watched: [UUID: Task<Void, Never>] = [:]
     /// Who holds which link and subscription (the decisions; this actor carries them out).
     var links = LinkTable()
+    /// Per characteristic notifying apps: the words of its notifications' summaries and its
+    /// coalescing key, made again only when the peripheral's name changes (one a second for
+    /// a day would otherwise format the same UUIDs 86,400 times).
+    var notificationLabels: [CharacteristicKey: NotificationLabel] = [:]
     /// The system's connect attempts, by peripheral, each with its token.
     var attempts: [UUID: (token: UInt64, task: Task<Void, Never>)] = [:]
     var nextAttempt: UInt64 = 0

@@ -105,4 +105,8 @@ enum PhoneTimer: Hashable {
 struct ScheduledTimer {
     var generation: UInt64
     var token: EventQueue.Token?
+    /// When the queued event fires.
+    var armedFor: VirtualInstant
+    /// When the timer is due: later than `armedFor` when it was moved later while armed.
+    var deadline: VirtualInstant
 }

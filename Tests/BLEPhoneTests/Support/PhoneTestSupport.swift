@@ -212,6 +212,7 @@ func describe(_ event: PhoneTraceEvent) -> String {
         case .bluetoothRestoration(let options):
             "relaunched \(options.bluetoothCentrals) \(options.bluetoothPeripherals)"
         case .processRestart: "restarted"
+        default: "launched \(reason.name)"
         }
     case .stateChanged(_, let to): "\(to)"
     case .sceneStateChanged(_, let to): "scene \(to)"
@@ -231,5 +232,6 @@ func describe(_ event: PhoneTraceEvent) -> String {
     case .relaunchDenied: "relaunch denied"
     case .restored(let identifier, _): "restored \(identifier)"
     case .note(let text): "note \(text)"
+    case .scheduledTask, .audio, .keepAlive, .document: event.record.words
     }
 }
