@@ -24,7 +24,7 @@ struct BLECommand: AsyncParsableCommand {
             DemoCommand.self, ScanCommand.self, GATTDumpCommand.self, ReadCommand.self, WriteCommand.self,
             SubscribeCommand.self, ServeCommand.self, HeadsetCommand.self, OTACommand.self, ControllerCommand.self,
             DecodeCommand.self, BenchCommand.self, L2CAPCommand.self, BondsCommand.self, PairCommand.self,
-            PhoneCommand.self,
+            PhoneCommand.self, FirmwareCommand.self,
         ]
     )
 }
