@@ -125,11 +125,16 @@ def firmware_file_seeds():
         tlv = bytes([0x10, 0]) + struct.pack("<H", 32) + digest
         return header + raw + protected_area + struct.pack("<HH", 0x6907, 4 + len(tlv)) + tlv
     buffer = io.BytesIO()
+    def entry(name, method):
+        # A fixed date, so the seed is the same on every run.
+        info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+        info.compress_type = method
+        return info
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("manifest.json", '{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}',
-                         compress_type=zipfile.ZIP_DEFLATED)
-        archive.writestr("app.bin", raw * 4, compress_type=zipfile.ZIP_DEFLATED)
-        archive.writestr("app.dat", b"\x12\x04\x0a\x02\x08\x01", compress_type=zipfile.ZIP_STORED)
+        archive.writestr(entry("manifest.json", zipfile.ZIP_DEFLATED),
+                         '{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}')
+        archive.writestr(entry("app.bin", zipfile.ZIP_DEFLATED), raw * 4)
+        archive.writestr(entry("app.dat", zipfile.ZIP_STORED), b"\x12\x04\x0a\x02\x08\x01")
     return [raw, intel.encode(), mcuboot(False), mcuboot(True), buffer.getvalue()]
 
 
