@@ -161,6 +161,32 @@ struct DFUPackageTests {
         expectError(local, .zip(.badSignature("local header of app.bin")))
     }
 
+    @Test("Encrypted entries, ZIP64, multi-disk archives and a damaged central directory are typed errors")
+    func unsupportedArchives() {
+        let data = S.payload(100)
+        expectError(
+            Self.app(.init(name: "app.bin", contents: data, deflated: false, flags: 1)), .zip(.encrypted("app.bin")))
+        let good = Self.app(.init(name: "app.bin", contents: data, deflated: false))
+        let end = good.count - 22
+        // Entry counts of 0xFFFF say "look in the ZIP64 record".
+        var zip64 = good
+        zip64.replaceSubrange(end + 8..<end + 12, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        expectError(zip64, .zip(.zip64))
+        var disks = good
+        disks[end + 4] = 1
+        expectError(disks, .zip(.multipleDisks))
+        // The first central directory entry's signature damaged.
+        var central = good
+        let directoryOffset = Int(good[end + 16]) | Int(good[end + 17]) << 8
+        central[directoryOffset] = 0x00
+        expectError(central, .zip(.badSignature("central directory entry 0")))
+        // The directory said to lie past the end record.
+        var past = good
+        past[end + 12] = 0xFF
+        past[end + 13] = 0xFF
+        expectError(past, .zip(.truncated("the central directory")))
+    }
+
     @Test("Zip bombs: entries past 64 MiB and directories past 256 entries are refused before inflating")
     func bombs() throws {
         // A 64 MiB + 1 entry declared: refused on its declared size.

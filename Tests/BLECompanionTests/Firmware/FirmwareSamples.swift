@@ -114,6 +114,8 @@ enum FirmwareSamples {
         var method: UInt16? = nil
         var crcOverride: UInt32? = nil
         var sizeOverride: Int? = nil
+        /// General purpose flags (APPNOTE §4.4.4: bit 0 encrypted).
+        var flags = 0
     }
 
     /// A zip archive (APPNOTE.TXT): local headers and data, the central directory, the end
@@ -128,7 +130,7 @@ enum FirmwareSamples {
             let method = entry.method ?? (entry.deflated || entry.precompressed != nil ? 8 : 0)
             let crc = entry.crcOverride ?? CRC32.checksum(entry.contents)
             let size = entry.sizeOverride ?? entry.contents.count
-            var common: [UInt8] = M.le16(20) + M.le16(0) + M.le16(Int(method)) + M.le16(0) + M.le16(0x21)
+            var common: [UInt8] = M.le16(20) + M.le16(entry.flags) + M.le16(Int(method)) + M.le16(0) + M.le16(0x21)
             common += M.le32(crc) + M.le32(UInt32(data.count)) + M.le32(UInt32(size)) + M.le16(name.count) + M.le16(0)
             let offset = out.count
             out += M.le32(0x0403_4B50) + common + name + data
