@@ -211,7 +211,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BLECLITests",
-            dependencies: ["BLEWire", "BLESimulation", "BLETransport", "BLELocking", "BLE", "BLEHost", "ble"]
+            dependencies: ["BLEWire", "BLESimulation", "BLETransport", "BLELocking", "BLE", "BLEHost", "ble", "BLECompanion"]
         ),
         // The seed corpus and every crash reproducer, replayed through their fuzz targets.
         .testTarget(name: "BLEFuzzTests", dependencies: ["BLEFuzzTargets"]),

@@ -101,6 +101,43 @@ def btsnoop(packets):
     return out
 
 
+def firmware_file_seeds():
+    """firmware-file: the whole input is the file (docs/firmware-files.md): raw, Intel HEX,
+    MCUboot (header, image, protected and unprotected TLVs, SHA-256), a Nordic DFU zip."""
+    import hashlib
+    import io
+    import zipfile
+    raw = bytes((i * 31 + 7) & 0xFF for i in range(64))
+
+    def hex_record(kind, address, data):
+        body = bytes([len(data), address >> 8, address & 0xFF, kind]) + data
+        return ":" + (body + bytes([(-sum(body)) & 0xFF])).hex().upper() + "\n"
+    intel = hex_record(4, 0, b"\x00\x01") + hex_record(0, 0x0000, raw[:16]) + hex_record(0, 0x0020, raw[16:32])
+    intel += hex_record(5, 0, b"\x00\x01\x00\x00") + hex_record(1, 0, b"")
+
+    def mcuboot(protected):
+        protected_area = b""
+        if protected:
+            entry = bytes([0x50, 0]) + struct.pack("<H", 4) + b"\x01\x00\x00\x00"
+            protected_area = struct.pack("<HH", 0x6908, 4 + len(entry)) + entry
+        header = struct.pack("<IIHHIIBBHII", 0x96F3B83D, 0, 32, len(protected_area), len(raw), 0, 1, 2, 3, 4, 0)
+        digest = hashlib.sha256(header + raw + protected_area).digest()
+        tlv = bytes([0x10, 0]) + struct.pack("<H", 32) + digest
+        return header + raw + protected_area + struct.pack("<HH", 0x6907, 4 + len(tlv)) + tlv
+    buffer = io.BytesIO()
+    def entry(name, method):
+        # A fixed date, so the seed is the same on every run.
+        info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+        info.compress_type = method
+        return info
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(entry("manifest.json", zipfile.ZIP_DEFLATED),
+                         '{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}')
+        archive.writestr(entry("app.bin", zipfile.ZIP_DEFLATED), raw * 4)
+        archive.writestr(entry("app.dat", zipfile.ZIP_STORED), b"\x12\x04\x0a\x02\x08\x01")
+    return [raw, intel.encode(), mcuboot(False), mcuboot(True), buffer.getvalue()]
+
+
 def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Corpus")
     corpus = {}
@@ -198,6 +235,7 @@ def main():
           " 00 1000 1800 10 9ecadc24 0ee5a9e0 93f3a3b5 0100406e 0000 0000"),
         h("01 01 0100 0100 ffff 0000"),
     ]
+    corpus["firmware-file"] = firmware_file_seeds()
     for target, seeds in corpus.items():
         directory = os.path.join(root, target)
         os.makedirs(directory, exist_ok=True)

@@ -42,6 +42,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case smpSession = "smp-session"
     /// A bond's GATT state as a bond file keeps it (`BondBlobs`).
     case bondBlobs = "bond-blobs"
+    /// A firmware file (`FirmwareFile`): raw, Intel HEX, MCUboot, a Nordic DFU zip.
+    case firmwareFile = "firmware-file"
 
     /// Runs the target on one input.
     package func run(_ bytes: [UInt8]) throws(FuzzFailure) {
@@ -64,6 +66,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .l2capChannels: try CreditChannelsTarget.run(bytes)
         case .smpSession: try SMPSessionTarget.run(bytes)
         case .bondBlobs: try BondBlobsTarget.run(bytes)
+        case .firmwareFile: try FirmwareFileTarget.run(bytes)
         }
     }
 
@@ -71,7 +74,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// packets needs more than one PDU does, a GATT description with a few services more still.
     package var maximumInputLength: Int {
         switch self {
-        case .gattJSON: 8192
+        case .gattJSON, .firmwareFile: 8192
         case .h4Stream, .btsnoop, .host, .controller, .gattServer, .deviceFrames, .aclReassembly, .l2capChannels,
             .smpSession:
             4096

@@ -18,13 +18,14 @@ struct BLECommand: AsyncParsableCommand {
             connection-oriented channels. \
             `ble controller` serves virtual controllers to other hosts over TCP or UNIX sockets, \
             `ble decode` turns bytes into readable packets and `ble bench` measures the air-time \
-            model. `ble bonds` lists and removes the bonds kept in a bonds file.
+            model. `ble bonds` lists and removes the bonds kept in a bonds file. \
+            `ble firmware inspect` says what a firmware file holds and what was verified.
             """,
         subcommands: [
             DemoCommand.self, ScanCommand.self, GATTDumpCommand.self, ReadCommand.self, WriteCommand.self,
             SubscribeCommand.self, ServeCommand.self, HeadsetCommand.self, OTACommand.self, ControllerCommand.self,
             DecodeCommand.self, BenchCommand.self, L2CAPCommand.self, BondsCommand.self, PairCommand.self,
-            PhoneCommand.self,
+            PhoneCommand.self, FirmwareCommand.self,
         ]
     )
 }

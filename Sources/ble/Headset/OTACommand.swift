@@ -20,15 +20,24 @@ struct OTACommand: AsyncParsableCommand {
             non-zero with the reason. On the virtual radio the neighbourhood's headset is at \
             00:00:5E:00:53:40.
 
+            The image may be a raw binary, Intel HEX, an MCUboot image or a Nordic DFU package \
+            (.zip); the content picks the format, and what was recognised and verified is \
+            printed before anything is sent. A damaged file fails before connecting \
+            (docs/firmware-files.md).
+
             Example: ble ota --image firmware-2.0.0.bin 00:00:5E:00:53:40
             """)
 
-    @Option(help: ArgumentHelp("The firmware image.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The firmware file: raw binary, Intel HEX, MCUboot image or Nordic DFU package.", valueName: "file"))
     var image: String
 
     @Option(
         help: ArgumentHelp(
-            "The image's version, MAJOR.MINOR.PATCH (default: the X.Y.Z in the file's name).", valueName: "X.Y.Z"))
+            "The image's version, MAJOR.MINOR.PATCH (default: the file's own, as an MCUboot header's, "
+                + "else the X.Y.Z in the file's name); overrides the file's own with a warning.",
+            valueName: "X.Y.Z"))
     var version: String?
 
     @OptionGroup var device: DeviceArguments
@@ -82,36 +91,44 @@ struct OTACommand: AsyncParsableCommand {
         return outcome
     }
 
-    /// Reads the image file and its version.
+    /// Reads the image file, recognises its format by content (`FirmwareFile`) and prints what
+    /// it found before anything is sent (on standard error, with the progress: standard output
+    /// keeps the result); a damaged file fails here, before connecting.
     func loadImage() throws -> FirmwareImage {
+        let file = try Self.recognize(image, version: version)
+        Console.err("image      \(image)")
+        for line in file.summary { Console.err(line) }
+        if let overridden = file.overriddenFileVersion {
+            Console.err("warning: --version \(file.image.version) overrides the file's own version \(overridden)")
+        }
+        return file.image
+    }
+
+    /// The firmware file at `path`, recognised; `version` (X.Y.Z) overrides the file's own.
+    /// Failures start with `prefix` (the option that named the file).
+    static func recognize(_ path: String, version: String?, prefix: String = "--image ") throws -> FirmwareFile {
+        let given: FirmwareVersion?
+        do {
+            given = try version.map { text throws(FirmwareImageError) in try FirmwareVersion(parsing: text) }
+        } catch {
+            throw CommandFailure("--version \(error)")
+        }
         let bytes: [UInt8]
         do {
-            bytes = try FileAccess.read(image)
+            bytes = try FileAccess.read(path)
         } catch {
-            throw CommandFailure("--image \(error)")
-        }
-        guard let versionText = version ?? Self.version(inFileName: image) else {
-            throw CommandFailure("--image \(image): no X.Y.Z in the file name; give --version")
+            throw CommandFailure("\(prefix)\(error)")
         }
         do {
-            return try FirmwareImage(bytes: bytes, version: versionText)
+            return try FirmwareFile.recognize(bytes: bytes, fileName: path, version: given)
         } catch {
-            throw CommandFailure("--image \(image): \(error)")
+            throw CommandFailure("\(prefix)\(path): \(error)")
         }
     }
 
     /// The last MAJOR.MINOR.PATCH in a file name ("headset-2.1.0.bin" → "2.1.0").
     static func version(inFileName path: String) -> String? {
-        let name = URL(fileURLWithPath: path).lastPathComponent
-        let parts = name.split(whereSeparator: { !$0.isNumber && $0 != "." })
-        for part in parts.reversed() {
-            let numbers = part.split(separator: ".", omittingEmptySubsequences: false)
-            for start in stride(from: numbers.count - 3, through: 0, by: -1) {
-                let candidate = numbers[start..<start + 3].joined(separator: ".")
-                if (try? FirmwareVersion(parsing: candidate)) != nil { return candidate }
-            }
-        }
-        return nil
+        FirmwareVersion(inFileName: path)?.description
     }
 
     /// Finds the headset by its address, connects and opens the protocol link.
