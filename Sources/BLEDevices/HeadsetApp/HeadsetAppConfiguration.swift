@@ -24,11 +24,11 @@ public struct HeadsetAppConfiguration: Sendable {
     /// A voice prompt that ducks the user's music on a headset event (nil: none).
     public var voicePrompt: HeadsetVoicePrompt? = nil
     /// Turns a firmware file shared to the app (its bytes and name) into an image, or throws for
-    /// a file that is not one. The default takes the bytes as a raw image with the version in the
-    /// name (`HeadsetFirmwareDocuments.rawImage`); a recogniser of real formats (Intel HEX,
-    /// MCUboot, DFU packages) plugs in here.
+    /// a file that is not one. The default recognises the formats by content
+    /// (`FirmwareFile.recognize`: raw with the version in the name, Intel HEX, MCUboot, Nordic
+    /// DFU packages; docs/firmware-files.md).
     public var firmwareRecognizer: @Sendable ([UInt8], String) throws -> FirmwareImage = { bytes, name in
-        try HeadsetFirmwareDocuments.rawImage(bytes: bytes, fileName: name)
+        try FirmwareFile.recognize(bytes: bytes, fileName: name).image
     }
     /// Runs the update once the user confirmed it (the OTA engine over a link to the headset);
     /// nil: the app records the start and goes no further (docs/phone-runtime.md).

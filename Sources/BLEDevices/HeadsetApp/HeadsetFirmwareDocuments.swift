@@ -39,42 +39,6 @@ public enum HeadsetFirmwareDocuments {
         DocumentTypeDeclaration(name: "Firmware update package", contentTypes: [dfuPackage], handlerRank: .owner),
         DocumentTypeDeclaration(name: "Zip archive", contentTypes: [.zip], handlerRank: .alternate),
     ]
-
-    /// The default recogniser: the bytes as a raw image, the version from the file name — the
-    /// first "MAJOR.MINOR.PATCH" in it ("headset-1.4.0.bin"). A name without one is an error
-    /// (`FirmwareImageError.versionFormat` with the name).
-    public static func rawImage(bytes: [UInt8], fileName: String) throws -> FirmwareImage {
-        guard let version = version(in: fileName) else { throw FirmwareImageError.versionFormat(fileName) }
-        return try FirmwareImage(bytes: bytes, version: version)
-    }
-
-    /// The first "N.N.N" (each part one to three digits, 0–255) in `name`.
-    static func version(in name: String) -> FirmwareVersion? {
-        let characters = Array(name)
-        var start = 0
-        while start < characters.count {
-            guard characters[start].isASCII, characters[start].isNumber,
-                start == 0 || !(characters[start - 1].isASCII && characters[start - 1].isNumber)
-            else {
-                start += 1
-                continue
-            }
-            var end = start
-            while end < characters.count,
-                (characters[end].isASCII && characters[end].isNumber) || characters[end] == "."
-            {
-                end += 1
-            }
-            var candidate = String(characters[start..<end])
-            while candidate.hasSuffix(".") { candidate.removeLast() }
-            let parts = candidate.split(separator: ".", omittingEmptySubsequences: false)
-            if parts.count >= 3, let version = try? FirmwareVersion(parsing: parts[0..<3].joined(separator: ".")) {
-                return version
-            }
-            start = end
-        }
-        return nil
-    }
 }
 
 extension AppDeclaration {

@@ -113,19 +113,13 @@ struct HeadsetFirmwareDocumentTests {
         #expect(started.isEmpty)
     }
 
-    @Test("The default recogniser reads the first MAJOR.MINOR.PATCH of the name")
+    @Test("The default recogniser is FirmwareFile's: a raw file's version is the last MAJOR.MINOR.PATCH of its name")
     func versionFromName() throws {
-        #expect(
-            try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "fw-v2.10.3-rc1.hex").version.description
-                == "2.10.3")
-        #expect(
-            try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "1.2.3.4.bin").version.description == "1.2.3")
-        #expect(throws: FirmwareImageError.self) {
-            try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "2024.1.bin")
-        }
-        #expect(throws: FirmwareImageError.self) {
-            try HeadsetFirmwareDocuments.rawImage(bytes: [1], fileName: "1.2.300.bin")
-        }
+        let recognize = HeadsetAppConfiguration.bluetoothCentral().firmwareRecognizer
+        #expect(try recognize([1], "fw-v2.10.3-rc1.hex").version.description == "2.10.3")
+        #expect(try recognize([1], "1.2.3.4.bin").version.description == "2.3.4")
+        #expect(throws: FirmwareFileError.self) { try recognize([1], "2024.1.bin") }
+        #expect(throws: FirmwareFileError.self) { try recognize([1], "1.2.300.bin") }
     }
 }
 
