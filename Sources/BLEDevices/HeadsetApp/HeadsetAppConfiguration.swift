@@ -33,6 +33,8 @@ public struct HeadsetAppConfiguration: Sendable {
     /// Runs the update once the user confirmed it (the OTA engine over a link to the headset);
     /// nil: the app records the start and goes no further (docs/phone-runtime.md).
     public var startFirmwareUpdate: (@Sendable (FirmwareImage) async -> Void)?
+    /// The overnight check for new firmware (`checkingForUpdates()`; nil: none).
+    public var updateCheck: HeadsetUpdateCheck? = nil
 
     public init(
         declaration: AppDeclaration, restoreIdentifier: String? = nil,

@@ -37,6 +37,9 @@ public final class HeadsetAppObserver: Sendable {
         public var firmwareUpdatesDeclined = 0
         /// The version of the last update started.
         public var lastFirmwareVersion: FirmwareVersion?
+        /// Overnight update checks that ran to the end, and those that ran out of time.
+        public var updateChecks = 0
+        public var updateChecksExpired = 0
     }
 
     private let state = Locked(Counts())

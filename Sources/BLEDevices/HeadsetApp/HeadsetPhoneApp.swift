@@ -48,6 +48,7 @@ public actor HeadsetPhoneApp: PhoneApp {
             for await event in central.events { await handle(event) }
         }
         Task(executorPreference: context.executor) { [self] in await runAppTimer() }
+        await registerUpdateCheck()
         let how = options.isUserLaunch ? "by the user" : "to restore \(options.bluetoothCentrals)"
         await note("launched \(how)")
     }
@@ -60,6 +61,7 @@ public actor HeadsetPhoneApp: PhoneApp {
     public func sceneWillEnterForeground() async { await endSync(expired: false) }
 
     func enteredBackground() async {
+        await submitUpdateCheck()
         guard configuration.syncsInBackground, syncTask == nil else { return }
         let observer = self.observer
         let task = await context.beginBackgroundTask(withName: "sync") { [self] in

@@ -64,13 +64,18 @@ enum HeadsetDemo {
 
     /// The image: 256 KiB of seeded noise (firmware does not compress either), version 2.0.0.
     static func image() throws -> FirmwareImage {
+        try FirmwareImage(bytes: firmwareBytes(count: imageSize, seed: seed), version: newVersion)
+    }
+
+    /// `count` bytes of seeded noise, the demo's stand-in for firmware.
+    static func firmwareBytes(count: Int, seed: UInt64) -> [UInt8] {
         var generator = SeededRandomGenerator(seed: seed)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(imageSize)
-        while bytes.count < imageSize {
+        bytes.reserveCapacity(count + 8)
+        while bytes.count < count {
             withUnsafeBytes(of: generator.next().littleEndian) { bytes.append(contentsOf: $0) }
         }
-        return try FirmwareImage(bytes: Array(bytes.prefix(imageSize)), version: newVersion)
+        return Array(bytes.prefix(count))
     }
 
     static func describe(_ message: HeadsetDeviceMessage) -> String? {

@@ -4,6 +4,8 @@ import BLEDevices
 import BLEPhone
 import BLESimulation
 import BLETransport
+import BLECompanion
+import Foundation
 
 /// The demo's second chapter: the same kind of headset and its app on a simulated iPhone (the
 /// iOS 17 profile), where the app's real code meets the rules iOS applies in the background —
@@ -25,6 +27,13 @@ struct PhoneChapter {
         var appTimerFirings = 0
         var relaunches = 0
         var denied = 0
+        /// E: the firmware file shared to the app.
+        var sheetApps: [String] = []
+        var firmwareVersion = ""
+        var firmwareUpdatesStarted = 0
+        /// F: overnight update checks while charging, and when the first ran.
+        var updateChecks = 0
+        var firstCheckAt: VirtualInstant?
         var wall = Duration.zero
         var end = VirtualInstant.zero
     }
@@ -51,6 +60,14 @@ struct PhoneChapter {
             + "the app's own 30 s timer \(figures.appTimerFirings) times (20 had it kept running)")
         print("  restoration       \(figures.relaunches) relaunch after the memory-pressure kill; "
             + "\(figures.denied) relaunch denied after the force-quit")
+        print("  Open in…          the share sheet offered \(figures.sheetApps.joined(separator: ", ")); firmware "
+            + "\(figures.firmwareVersion) confirmed by the user, \(figures.firmwareUpdatesStarted) update started")
+        let checkTime =
+            figures.firstCheckAt.map {
+                HeartRateDemo.format(HeartRateDemo.seconds(VirtualInstant.zero.duration(to: $0)), digits: 1) + " s"
+            } ?? "never"
+        print("  overnight         \(figures.updateChecks) BGProcessing update check(s) once locked on the charger, "
+            + "the first at \(checkTime)")
         print("  time              \(HeartRateDemo.format(HeartRateDemo.seconds(VirtualInstant.zero.duration(to: figures.end)), digits: 1)) s virtual "
             + "in \(HeartRateDemo.format(HeartRateDemo.seconds(wall), digits: 3)) s of wall time")
         if let timelinePath {
@@ -72,12 +89,17 @@ struct PhoneChapter {
         let headset = try await VirtualHeadset.start(
             on: radio, configuration: VirtualHeadsetConfiguration(heartbeatPeriod: .seconds(5)))
         log.say("headset: advertising, a heartbeat every 5 s")
-        let phone = await Phone(profile: .ios17, radio: radio, position: AirPosition(x: 2))
+        // The apps' containers (a shared file is copied into Documents/Inbox), removed at the end.
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "swift-ble-demo-phone-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        let phone = await Phone(profile: .ios17, radio: radio, position: AirPosition(x: 2), storageRoot: storage)
         let liteObserver = HeadsetAppObserver()
         let fullObserver = HeadsetAppObserver()
         var lite = HeadsetAppConfiguration.foregroundOnly()
         lite.declaration.bundleIdentifier = Self.lite.bundleIdentifier
-        var full = HeadsetAppConfiguration.bluetoothCentral()
+        var full = HeadsetAppConfiguration.bluetoothCentral().checkingForUpdates()
         full.heartbeatPeriodSeconds = 60
         full.jobEveryTicks = 1
         full.syncsInBackground = true
@@ -145,6 +167,42 @@ struct PhoneChapter {
         try await at(960)
         figures.denied = await phone.counters.relaunchesDenied
         log.say("phone: heartbeats kept coming; relaunches denied: \(figures.denied) — the app stays closed")
+
+        // E. A new firmware arrives by mail: "Open in…" the headset app, recognised, confirmed.
+        try await at(1000)
+        await phone.open(Self.full)
+        log.say("phone: the user opens the headset app again (a user launch; it reconnects)")
+        try await at(1030)
+        let firmware = IntelHexImage.encoded(HeadsetDemo.firmwareBytes(count: 48 * 1024, seed: 21), at: 0x0800_0000)
+        let sheet = try await phone.share(Array(firmware.utf8), named: "headset-2.1.0.hex")
+        figures.sheetApps = sheet.apps.map(\.bundleIdentifier)
+        log.say(
+            "mail: headset-2.1.0.hex (Intel HEX) shared; the share sheet lists "
+                + figures.sheetApps.joined(separator: ", "))
+        try await phone.openIn(Self.full, from: sheet)
+        try await at(1032)
+        if let prompt = await phone.prompts.first {
+            log.say("headset app: \"\(prompt.alert.title)\" \(prompt.alert.message)")
+            try await phone.respondToPrompt(prompt.id, choosing: HeadsetPhoneApp.updateAction)
+            log.say("phone: the user taps \(HeadsetPhoneApp.updateAction)")
+        } else {
+            log.say("headset app: no prompt was shown")
+        }
+        try await at(1200)
+        figures.firmwareVersion = fullObserver.counts.lastFirmwareVersion?.description ?? "none"
+        figures.firmwareUpdatesStarted = fullObserver.counts.firmwareUpdatesStarted
+        
+        // F. Overnight on the charger: the BGProcessing update check runs while the phone is locked.
+        await phone.home()
+        await phone.lock()
+        await phone.updateConditions { $0.charging = true }
+        log.say("phone: home, locked, on the charger for the night (Wi-Fi on); the hour that follows:")
+        try await at(1200 + 3600)
+        figures.updateChecks = fullObserver.counts.updateChecks
+        figures.firstCheckAt = await phone.trace.first {
+            if case .scheduledTask(.started) = $0.event, $0.app == Self.full { true } else { false }
+        }?.time
+        log.say("phone: \(figures.updateChecks) update check(s) ran on power (BGProcessingTask, locked and charging)")
         figures.end = clock.now
         let trace = await phone.trace
         await headset.stop()

@@ -118,3 +118,17 @@ struct IntelHexTests {
         #expect(error.description == "Intel HEX line 12: checksum 00 does not match the record (expected F7)")
     }
 }
+
+@Suite("Intel HEX writing")
+struct IntelHexEncodingTests {
+    @Test("IntelHexImage.encoded round-trips through the decoder, across a 64 KiB boundary, and matches the test writer")
+    func roundTrip() throws {
+        let data = FirmwareSamples.payload(70_000, seed: 3)
+        let text = IntelHexImage.encoded(data, at: 0x0800_FF00)
+        let image = try IntelHexImage(decoding: Array(text.utf8))
+        #expect(image.baseAddress == 0x0800_FF00)
+        #expect(image.bytes == data)
+        #expect(image.startAddress == 0x0800_FF00)
+        #expect(text == FirmwareSamples.intelHex(data, at: 0x0800_FF00))
+    }
+}
