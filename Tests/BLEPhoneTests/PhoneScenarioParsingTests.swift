@@ -202,31 +202,9 @@ struct PhoneScenarioParsingTests {
 
     @Test("Damaged files get a located error, never a trap: every truncation and byte substitution of an example")
     func damagedFiles() throws {
-        var bytes = try [UInt8](
+        let bytes = try [UInt8](
             Data(contentsOf: examples.appendingPathComponent("restoration-memory-vs-force-quit.json")))
-        // Without its final newline, so that every shorter prefix is incomplete.
-        while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        var errors = 0
-        for length in 0..<bytes.count {
-            do {
-                _ = try PhoneScenario(parsing: Array(bytes[..<length]))
-            } catch {
-                errors += 1
-                #expect(error.line >= 1 && error.column >= 1)
-            }
-        }
-        #expect(errors == bytes.count)
-        for index in stride(from: 0, to: bytes.count, by: 11) {
-            for replacement: UInt8 in [0x00, 0x22, 0x7B, 0xFF] {
-                var damaged = bytes
-                damaged[index] = replacement
-                do {
-                    _ = try PhoneScenario(parsing: damaged)
-                } catch {
-                    #expect(!error.description.isEmpty)
-                }
-            }
-        }
+        expectDamageIsLocated(bytes, every: 11)
     }
 
     @Test("Expectations read the trace: state at an instant, kills, launches, deliveries, drops, alerts, notes")

@@ -1,6 +1,7 @@
 import BLEController
 import BLELocking
 import BLESimulation
+import Testing
 
 @testable import BLEPhone
 
@@ -233,5 +234,35 @@ func describe(_ event: PhoneTraceEvent) -> String {
     case .restored(let identifier, _): "restored \(identifier)"
     case .note(let text): "note \(text)"
     case .scheduledTask, .audio, .keepAlive, .document: event.record.type
+    }
+}
+
+/// Every truncation of a scenario file's bytes (without its final newline, so that each prefix is
+/// incomplete) is a located error, and substituting bytes every `step` gives an error or a
+/// scenario, never a trap (docs/phone-scenarios.md: "bad files get errors that point at the
+/// place").
+func expectDamageIsLocated(_ original: [UInt8], every step: Int) {
+    var bytes = original
+    while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+    var errors = 0
+    for length in 0..<bytes.count {
+        do {
+            _ = try PhoneScenario(parsing: Array(bytes[..<length]))
+        } catch {
+            errors += 1
+            #expect(error.line >= 1 && error.column >= 1)
+        }
+    }
+    #expect(errors == bytes.count)
+    for index in stride(from: 0, to: bytes.count, by: step) {
+        for replacement: UInt8 in [0x00, 0x22, 0x7B, 0xFF] {
+            var damaged = bytes
+            damaged[index] = replacement
+            do {
+                _ = try PhoneScenario(parsing: damaged)
+            } catch {
+                #expect(!error.description.isEmpty)
+            }
+        }
     }
 }
