@@ -1,0 +1,108 @@
+import BLE
+import BLECompanion
+import BLEController
+import BLEDevices
+import BLEPhone
+import BLESimulation
+import Foundation
+import Testing
+
+/// The headset app runs the firmware update itself: a firmware file shared to it ("Open in…"),
+/// confirmed by the user, goes to a `VirtualHeadset` over the phone's Core Bluetooth (the OTA
+/// engine on the headset protocol's binding, `DeviceChunkLink.phone`), and the headset restarts
+/// on the new version. Every time is virtual.
+@Suite("Headset app: firmware update over the phone's Bluetooth")
+struct HeadsetPhoneOTAE2ETests {
+    static let app = AppIdentifier(HeadsetAppConfiguration.bundleIdentifier)
+    /// 16 KiB: a few hundred packets, quick on the virtual radio.
+    static let image = (0..<16 * 1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+
+    struct Result: Sendable {
+        var version: String
+        var notes: [String]
+        var backgroundTasks: [String]
+        var backgroundTasksEnded: [String]
+    }
+
+    /// A phone of `profile` with the headset app open and subscribed to a headset 2 m away; the
+    /// file `name` shared to the app, the alert answered with `action`; `afterAnswer` runs right
+    /// after the answer (a Home press, say); then `wait` of virtual time passes.
+    func run(
+        _ profile: PhoneProfile = .ios17, configuration: HeadsetAppConfiguration = .bluetoothCentral(),
+        sharing name: String = "headset-2.0.0.bin", answer action: String,
+        wait: Duration = .seconds(120), afterAnswer: @escaping @Sendable (Phone) async -> Void = { _ in }
+    ) async throws -> (HeadsetAppObserver, Result) {
+        let radio = VirtualRadio()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("headset-ota-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let observer = HeadsetAppObserver()
+        let result = try await radio.simulation.run {
+            let headset = try await VirtualHeadset.start(
+                on: radio, position: AirPosition(x: 2, y: 0, z: 0),
+                configuration: VirtualHeadsetConfiguration(heartbeatPeriod: nil))
+            let phone = await Phone(profile: profile, radio: radio, storageRoot: root)
+            await phone.install(configuration.declaration) { context in
+                HeadsetPhoneApp(context: context, configuration: configuration, observer: observer)
+            }
+            await phone.open(Self.app)
+            try await radio.simulation.clock.sleep(for: .seconds(5))
+            guard observer.counts.connections == 1 else {
+                await headset.stop()
+                throw E2EFailure("the headset app did not connect")
+            }
+            try await phone.openIn(Self.app, from: try await phone.share(Self.image, named: name))
+            try await radio.simulation.clock.sleep(for: .seconds(2))
+            try await phone.respondToPrompt(choosing: action)
+            await afterAnswer(phone)
+            try await radio.simulation.clock.sleep(for: wait)
+            let version = headset.flash.activeVersion
+            await headset.stop()
+            let trace = await phone.trace.filter { $0.app == Self.app }
+            return Result(
+                version: version,
+                notes: trace.compactMap { if case .note(let text) = $0.event { text } else { nil } },
+                backgroundTasks: trace.compactMap { entry in
+                    if case .backgroundTaskBegan(_, let name?) = entry.event { name } else { nil }
+                },
+                backgroundTasksEnded: trace.compactMap { entry in
+                    if case .backgroundTaskEnded(_, let name?) = entry.event { name } else { nil }
+                })
+        }
+        return (observer, result)
+    }
+
+    @Test("Update: the app sends the image over its own link; the headset ends on 2.0.0; one update completed")
+    func updateInstalls() async throws {
+        let (observer, result) = try await run(answer: HeadsetPhoneApp.updateAction)
+        #expect(result.version == "2.0.0")
+        #expect(observer.counts.firmwareUpdatesStarted == 1)
+        #expect(observer.counts.firmwareUpdatesCompleted == 1)
+        #expect(observer.counts.firmwareUpdatesFailed == 0)
+        #expect(result.notes.contains { $0.hasPrefix("firmware update to 2.0.0 finished: installed") })
+        // Around the update, a background task (UIApplication beginBackgroundTask(withName:)).
+        #expect(result.backgroundTasks == ["firmware update"])
+    }
+
+    @Test(
+        "A Home press right after Update: an app without background modes runs on in its background task (UIApplication beginBackgroundTask) and completes"
+    )
+    func updateSurvivesHomePress() async throws {
+        let (observer, result) = try await run(configuration: .foregroundOnly(), answer: HeadsetPhoneApp.updateAction) {
+            phone in await phone.home()
+        }
+        #expect(result.version == "2.0.0")
+        #expect(observer.counts.firmwareUpdatesCompleted == 1)
+        #expect(observer.counts.expiredTasks == 0)
+        #expect(result.backgroundTasksEnded == ["firmware update"])
+    }
+
+    @Test("Cancel: nothing is sent; the headset stays on 1.0.0")
+    func declineSendsNothing() async throws {
+        let (observer, result) = try await run(answer: HeadsetPhoneApp.cancelAction, wait: .seconds(30))
+        #expect(result.version == "1.0.0")
+        #expect(observer.counts.firmwareUpdatesDeclined == 1)
+        #expect(observer.counts.firmwareUpdatesStarted == 0)
+        #expect(observer.counts.firmwareUpdatesCompleted == 0)
+        #expect(result.backgroundTasks.isEmpty)
+    }
+}
