@@ -15,13 +15,21 @@ import Testing
 struct HeadsetPhoneOTAE2ETests {
     static let app = AppIdentifier(HeadsetAppConfiguration.bundleIdentifier)
     /// 16 KiB: a few hundred packets, quick on the virtual radio.
-    static let image = (0..<16 * 1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    static let image = Self.image(kibibytes: 16)
+
+    static func image(kibibytes: Int) -> [UInt8] {
+        (0..<kibibytes * 1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    }
 
     struct Result: Sendable {
         var version: String
         var notes: [String]
         var backgroundTasks: [String]
         var backgroundTasksEnded: [String]
+        /// Virtual time from the note "started" to the note "finished", when both were noted.
+        var updateDuration: Duration?
+        /// The app's state when the update finished.
+        var stateAtFinish: AppState?
     }
 
     /// A phone of `profile` with the headset app open and subscribed to a headset 2 m away; the
@@ -29,7 +37,7 @@ struct HeadsetPhoneOTAE2ETests {
     /// after the answer (a Home press, say); then `wait` of virtual time passes.
     func run(
         _ profile: PhoneProfile = .ios17, configuration: HeadsetAppConfiguration = .bluetoothCentral(),
-        sharing name: String = "headset-2.0.0.bin", answer action: String,
+        sharing name: String = "headset-2.0.0.bin", image: [UInt8] = Self.image, answer action: String,
         wait: Duration = .seconds(120), afterAnswer: @escaping @Sendable (Phone) async -> Void = { _ in }
     ) async throws -> (HeadsetAppObserver, Result) {
         let radio = VirtualRadio()
@@ -50,7 +58,7 @@ struct HeadsetPhoneOTAE2ETests {
                 await headset.stop()
                 throw E2EFailure("the headset app did not connect")
             }
-            try await phone.openIn(Self.app, from: try await phone.share(Self.image, named: name))
+            try await phone.openIn(Self.app, from: try await phone.share(image, named: name))
             try await radio.simulation.clock.sleep(for: .seconds(2))
             try await phone.respondToPrompt(choosing: action)
             await afterAnswer(phone)
@@ -58,6 +66,15 @@ struct HeadsetPhoneOTAE2ETests {
             let version = headset.flash.activeVersion
             await headset.stop()
             let trace = await phone.trace.filter { $0.app == Self.app }
+            func noteTime(_ prefix: String) -> VirtualInstant? {
+                trace.first { if case .note(let text) = $0.event { text.hasPrefix(prefix) } else { false } }?.time
+            }
+            let started = noteTime("firmware update to 2.0.0 started")
+            let finished = noteTime("firmware update to 2.0.0 finished")
+            var state: AppState?
+            for entry in trace where finished.map({ entry.time <= $0 }) ?? false {
+                if case .stateChanged(_, let to) = entry.event { state = to }
+            }
             return Result(
                 version: version,
                 notes: trace.compactMap { if case .note(let text) = $0.event { text } else { nil } },
@@ -66,7 +83,9 @@ struct HeadsetPhoneOTAE2ETests {
                 },
                 backgroundTasksEnded: trace.compactMap { entry in
                     if case .backgroundTaskEnded(_, let name?) = entry.event { name } else { nil }
-                })
+                },
+                updateDuration: started.flatMap { start in finished.map { start.duration(to: $0) } },
+                stateAtFinish: finished == nil ? nil : state)
         }
         return (observer, result)
     }
@@ -81,19 +100,29 @@ struct HeadsetPhoneOTAE2ETests {
         #expect(result.notes.contains { $0.hasPrefix("firmware update to 2.0.0 finished: installed") })
         // Around the update, a background task (UIApplication beginBackgroundTask(withName:)).
         #expect(result.backgroundTasks == ["firmware update"])
+        #expect(result.stateAtFinish == .active)
+        // 16 KiB over the virtual radio's link: seconds, well inside the run's 120 s.
+        let duration = try #require(result.updateDuration)
+        #expect(duration > .zero && duration < .seconds(60), "\(duration)")
     }
 
     @Test(
         "A Home press right after Update: an app without background modes runs on in its background task (UIApplication beginBackgroundTask) and completes"
     )
     func updateSurvivesHomePress() async throws {
-        let (observer, result) = try await run(configuration: .foregroundOnly(), answer: HeadsetPhoneApp.updateAction) {
-            phone in await phone.home()
-        }
+        // 96 KiB: about 3 s on the link, longer than the 1 s between leaving the screen and
+        // suspension (PhoneProfile.suspensionDelay), so only the task keeps the app running.
+        let (observer, result) = try await run(
+            configuration: .foregroundOnly(), image: Self.image(kibibytes: 96), answer: HeadsetPhoneApp.updateAction
+        ) { phone in await phone.home() }
         #expect(result.version == "2.0.0")
         #expect(observer.counts.firmwareUpdatesCompleted == 1)
         #expect(observer.counts.expiredTasks == 0)
         #expect(result.backgroundTasksEnded == ["firmware update"])
+        // Finished in the background, inside the budget (30 s on iOS 17: phone-rules.md).
+        #expect(result.stateAtFinish == .background)
+        let duration = try #require(result.updateDuration)
+        #expect(duration > .seconds(1) && duration < .seconds(30), "\(duration)")
     }
 
     @Test("Cancel: nothing is sent; the headset stays on 1.0.0")
