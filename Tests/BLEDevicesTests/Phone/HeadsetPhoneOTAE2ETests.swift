@@ -38,7 +38,7 @@ struct HeadsetPhoneOTAE2ETests {
     func run(
         _ profile: PhoneProfile = .ios17, configuration: HeadsetAppConfiguration = .bluetoothCentral(),
         sharing name: String = "headset-2.0.0.bin", image: [UInt8] = Self.image, answer action: String,
-        wait: Duration = .seconds(120), afterAnswer: @escaping @Sendable (Phone) async -> Void = { _ in }
+        wait: Duration = .seconds(120), afterAnswer: @escaping @Sendable (Phone, VirtualRadio) async throws -> Void = { _, _ in }
     ) async throws -> (HeadsetAppObserver, Result) {
         let radio = VirtualRadio()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("headset-ota-\(UUID().uuidString)").path
@@ -61,7 +61,7 @@ struct HeadsetPhoneOTAE2ETests {
             try await phone.openIn(Self.app, from: try await phone.share(image, named: name))
             try await radio.simulation.clock.sleep(for: .seconds(2))
             try await phone.respondToPrompt(choosing: action)
-            await afterAnswer(phone)
+            try await afterAnswer(phone, radio)
             try await radio.simulation.clock.sleep(for: wait)
             let version = headset.flash.activeVersion
             await headset.stop()
@@ -114,7 +114,7 @@ struct HeadsetPhoneOTAE2ETests {
         // suspension (PhoneProfile.suspensionDelay), so only the task keeps the app running.
         let (observer, result) = try await run(
             configuration: .foregroundOnly(), image: Self.image(kibibytes: 96), answer: HeadsetPhoneApp.updateAction
-        ) { phone in await phone.home() }
+        ) { phone, _ in await phone.home() }
         #expect(result.version == "2.0.0")
         #expect(observer.counts.firmwareUpdatesCompleted == 1)
         #expect(observer.counts.expiredTasks == 0)
@@ -123,6 +123,33 @@ struct HeadsetPhoneOTAE2ETests {
         #expect(result.stateAtFinish == .background)
         let duration = try #require(result.updateDuration)
         #expect(duration > .seconds(1) && duration < .seconds(30), "\(duration)")
+    }
+
+    @Test(
+        "The headset walks out of range mid-update: the app connects again, the engine resumes from the headset's status, the update completes"
+    )
+    func updateSurvivesLinkLoss() async throws {
+        let (observer, result) = try await run(image: Self.image(kibibytes: 96), answer: HeadsetPhoneApp.updateAction) {
+            _, radio in
+            try await radio.simulation.clock.sleep(for: .seconds(1))
+            // The headset is the air's first radio: out of range past the supervision timeout.
+            let headset = await radio.withAir { air -> AirRadioID? in
+                guard let id = air.radioIDs.first else { return nil }
+                air.move(id, to: AirPosition(x: 100_000, y: 0, z: 0))
+                return id
+            }
+            let away = try #require(headset)
+            try await radio.simulation.clock.sleep(for: .seconds(8))
+            await radio.withAir { air in air.move(away, to: AirPosition(x: 2, y: 0, z: 0)) }
+        }
+        #expect(result.version == "2.0.0")
+        #expect(observer.counts.connections == 2)
+        #expect(observer.counts.firmwareUpdatesCompleted == 1)
+        #expect(observer.counts.firmwareUpdatesFailed == 0)
+        let finished = try #require(result.notes.first { $0.hasPrefix("firmware update to 2.0.0 finished") })
+        #expect(finished.hasPrefix("firmware update to 2.0.0 finished: installed") && !finished.contains(" 0 recoveries"))
+        // Stood through the outage (8 s), then went on.
+        #expect(try #require(result.updateDuration) > .seconds(8))
     }
 
     @Test("Cancel: nothing is sent; the headset stays on 1.0.0")
