@@ -30,6 +30,8 @@ struct HeadsetPhoneOTAE2ETests {
         var updateDuration: Duration?
         /// The app's state when the update finished.
         var stateAtFinish: AppState?
+        /// Heartbeats the headset sent (`heartbeat` set).
+        var heartbeatsSent: Int
     }
 
     /// A phone of `profile` with the headset app open and subscribed to a headset 2 m away; the
@@ -37,6 +39,8 @@ struct HeadsetPhoneOTAE2ETests {
     /// after the answer (a Home press, say); then `wait` of virtual time passes.
     func run(
         _ profile: PhoneProfile = .ios17, configuration: HeadsetAppConfiguration = .bluetoothCentral(),
+        headset headsetConfiguration: VirtualHeadsetConfiguration = VirtualHeadsetConfiguration(heartbeatPeriod: nil),
+        heartbeat: Duration? = nil,
         sharing name: String = "headset-2.0.0.bin", image: [UInt8] = Self.image, answer action: String,
         wait: Duration = .seconds(120), afterAnswer: @escaping @Sendable (Phone, VirtualRadio) async throws -> Void = { _, _ in }
     ) async throws -> (HeadsetAppObserver, Result) {
@@ -47,7 +51,7 @@ struct HeadsetPhoneOTAE2ETests {
         let result = try await radio.simulation.run {
             let headset = try await VirtualHeadset.start(
                 on: radio, position: AirPosition(x: 2, y: 0, z: 0),
-                configuration: VirtualHeadsetConfiguration(heartbeatPeriod: nil))
+                configuration: headsetConfiguration)
             let phone = await Phone(profile: profile, radio: radio, storageRoot: root)
             await phone.install(configuration.declaration) { context in
                 HeadsetPhoneApp(context: context, configuration: configuration, observer: observer)
@@ -60,9 +64,12 @@ struct HeadsetPhoneOTAE2ETests {
             }
             try await phone.openIn(Self.app, from: try await phone.share(image, named: name))
             try await radio.simulation.clock.sleep(for: .seconds(2))
+            headset.setHeartbeat(heartbeat)
             try await phone.respondToPrompt(choosing: action)
             try await afterAnswer(phone, radio)
             try await radio.simulation.clock.sleep(for: wait)
+            headset.setHeartbeat(nil)
+            try await radio.simulation.clock.sleep(for: .seconds(2))
             let version = headset.flash.activeVersion
             await headset.stop()
             let trace = await phone.trace.filter { $0.app == Self.app }
@@ -85,7 +92,7 @@ struct HeadsetPhoneOTAE2ETests {
                     if case .backgroundTaskEnded(_, let name?) = entry.event { name } else { nil }
                 },
                 updateDuration: started.flatMap { start in finished.map { start.duration(to: $0) } },
-                stateAtFinish: finished == nil ? nil : state)
+                stateAtFinish: finished == nil ? nil : state, heartbeatsSent: headset.statistics.heartbeatsSent)
         }
         return (observer, result)
     }
@@ -150,6 +157,35 @@ struct HeadsetPhoneOTAE2ETests {
         #expect(finished.hasPrefix("firmware update to 2.0.0 finished: installed") && !finished.contains(" 0 recoveries"))
         // Stood through the outage (8 s), then went on.
         #expect(try #require(result.updateDuration) > .seconds(8))
+    }
+
+    @Test(
+        "During the update the app stays the one reader: heartbeats sent meanwhile reach the app through the update's link"
+    )
+    func heartbeatsDuringUpdate() async throws {
+        let (observer, result) = try await run(
+            heartbeat: .milliseconds(100), answer: HeadsetPhoneApp.updateAction, wait: .seconds(10))
+        #expect(observer.counts.firmwareUpdatesCompleted == 1)
+        // Some heartbeats went out while the update ran (it takes about 0.5 s) …
+        let duration = try #require(result.updateDuration)
+        #expect(duration > .milliseconds(300))
+        // … and every one reached the app, in order.
+        #expect(result.heartbeatsSent > 0)
+        #expect(observer.counts.heartbeats == result.heartbeatsSent)
+        #expect(observer.counts.heartbeatsOutOfOrder == 0)
+    }
+
+    @Test("A headset that refuses (battery too low) ends the update as failed: counted and noted, the version stays")
+    func refusedUpdateFails() async throws {
+        let (observer, result) = try await run(
+            headset: VirtualHeadsetConfiguration(batteryLevel: 5, heartbeatPeriod: nil),
+            answer: HeadsetPhoneApp.updateAction, wait: .seconds(30))
+        #expect(result.version == "1.0.0")
+        #expect(observer.counts.firmwareUpdatesStarted == 1)
+        #expect(observer.counts.firmwareUpdatesFailed == 1)
+        #expect(observer.counts.firmwareUpdatesCompleted == 0)
+        #expect(result.notes.contains { $0.hasPrefix("firmware update to 2.0.0 finished: failed: the device refused") })
+        #expect(result.backgroundTasksEnded == ["firmware update"])
     }
 
     @Test("Cancel: nothing is sent; the headset stays on 1.0.0")
