@@ -117,7 +117,7 @@ struct HeadsetPhoneOTAE2ETests {
         "A Home press right after Update: an app without background modes runs on in its background task (UIApplication beginBackgroundTask) and completes"
     )
     func updateSurvivesHomePress() async throws {
-        // 96 KiB: about 3 s on the link, longer than the 1 s between leaving the screen and
+        // 96 KiB: about 1.8 s on the link, longer than the 1 s between leaving the screen and
         // suspension (PhoneProfile.suspensionDelay), so only the task keeps the app running.
         let (observer, result) = try await run(
             configuration: .foregroundOnly(), image: Self.image(kibibytes: 96), answer: HeadsetPhoneApp.updateAction
