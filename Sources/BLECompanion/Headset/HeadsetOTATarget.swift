@@ -9,7 +9,13 @@ import BLELocking
 /// The target reads the link's `incoming` stream (it has one reader): OTA error reports go to
 /// the engine, battery reports are remembered for a refusal's message, and every other message
 /// is passed on in `otherMessages`.
-public final class HeadsetOTATarget: OTATarget {
+///
+/// It works on any `DeviceMessageLink`: `HeadsetOTATarget` is the binding on BLE's `Peripheral`
+/// (`DeviceLink`); a phone app binds it to its own Core Bluetooth with a `DeviceChunkLink`.
+public typealias HeadsetOTATarget = HeadsetOTABinding<DeviceLink<HeadsetProtocol>>
+
+/// The headset protocol's OTA binding on a link of type `Link` (see `HeadsetOTATarget`).
+public final class HeadsetOTABinding<Link: DeviceMessageLink<HeadsetProtocol>>: OTATarget {
     /// How the binding runs.
     public struct Configuration: Sendable {
         /// How long OTA start, status and abort wait for their answers.
@@ -31,10 +37,10 @@ public final class HeadsetOTATarget: OTATarget {
     }
 
     /// Brings back a link after a loss (reconnect by identity, connect, `DeviceLink.open`).
-    public typealias Reconnect = @Sendable () async throws -> DeviceLink<HeadsetProtocol>
+    public typealias Reconnect = @Sendable () async throws -> Link
 
     private struct State {
-        var link: DeviceLink<HeadsetProtocol>
+        var link: Link
         var pump: Task<Void, Never>?
         var subscribers: [AsyncStream<OTADeviceReport>.Continuation] = []
         var batteryLevel: Int?
@@ -54,7 +60,7 @@ public final class HeadsetOTATarget: OTATarget {
     /// a link loss; `taskExecutor` is where the target's reader runs (the simulation's on the
     /// virtual radio).
     public init(
-        link: DeviceLink<HeadsetProtocol>, configuration: Configuration = Configuration(),
+        link: Link, configuration: Configuration = Configuration(),
         taskExecutor: (any TaskExecutor)? = nil, reconnect: Reconnect? = nil
     ) {
         self.configuration = configuration
@@ -74,7 +80,7 @@ public final class HeadsetOTATarget: OTATarget {
     }
 
     /// The link in use now.
-    public var link: DeviceLink<HeadsetProtocol> { state.withLock { $0.link } }
+    public var link: Link { state.withLock { $0.link } }
 
     /// Stops reading the link; report streams end.
     public func close() {
@@ -87,7 +93,7 @@ public final class HeadsetOTATarget: OTATarget {
         otherSink.finish()
     }
 
-    private func startReading(_ link: DeviceLink<HeadsetProtocol>) {
+    private func startReading(_ link: Link) {
         let incoming = link.incoming
         let pump = Task(executorPreference: taskExecutor) { [weak self] in
             for await message in incoming {
@@ -212,7 +218,7 @@ public final class HeadsetOTATarget: OTATarget {
 
     public func reconnect() async throws(OTALinkError) {
         guard let reconnectLink else { throw .linkLost }
-        let fresh: DeviceLink<HeadsetProtocol>
+        let fresh: Link
         do {
             fresh = try await reconnectLink()
         } catch {

@@ -30,11 +30,13 @@ public struct HeadsetAppConfiguration: Sendable {
     public var firmwareRecognizer: @Sendable ([UInt8], String) throws -> FirmwareImage = { bytes, name in
         try FirmwareFile.recognize(bytes: bytes, fileName: name).image
     }
-    /// Runs the update once the user confirmed it (the OTA engine over a link to the headset);
-    /// nil: the app records the start and goes no further (docs/phone-runtime.md).
+    /// Replaces the app's own update once the user confirmed it; nil (the default): the app runs
+    /// the OTA engine over its link to the headset (`HeadsetPhoneApp+FirmwareUpdate`).
     public var startFirmwareUpdate: (@Sendable (FirmwareImage) async -> Void)?
     /// The overnight check for new firmware (`checkingForUpdates()`; nil: none).
     public var updateCheck: HeadsetUpdateCheck? = nil
+    /// How the app's OTA engine runs (timeouts, acknowledgement window, recoveries).
+    public var otaConfiguration = OTAConfiguration()
 
     public init(
         declaration: AppDeclaration, restoreIdentifier: String? = nil,

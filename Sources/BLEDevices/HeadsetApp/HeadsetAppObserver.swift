@@ -35,6 +35,9 @@ public final class HeadsetAppObserver: Sendable {
         /// Updates the user confirmed (and that the app then started) or declined.
         public var firmwareUpdatesStarted = 0
         public var firmwareUpdatesDeclined = 0
+        /// Updates the app ran to the end: the headset installed the image, or it did not.
+        public var firmwareUpdatesCompleted = 0
+        public var firmwareUpdatesFailed = 0
         /// The version of the last update started.
         public var lastFirmwareVersion: FirmwareVersion?
         /// Overnight update checks that ran to the end, and those that ran out of time.

@@ -6,7 +6,7 @@ import Foundation
 
 /// A firmware file shared to the app ("Open in…"): the app reads it, recognises it
 /// (`HeadsetAppConfiguration.firmwareRecognizer`), asks the user to confirm, and only then starts
-/// the update (`startFirmwareUpdate`). A file it cannot read or recognise is noted and left.
+/// the update (`updateFirmware(to:)`). A file it cannot read or recognise is noted and left.
 extension HeadsetPhoneApp {
     // Each profile hands the URL through its own method (`OpenURLSignature`): the app answers all.
     public func application(open url: URL, options: OpenURLOptions) async -> Bool {
@@ -66,6 +66,6 @@ extension HeadsetPhoneApp {
             $0.lastFirmwareVersion = image.version
         }
         await note("firmware update to \(image.version) started")
-        await configuration.startFirmwareUpdate?(image)
+        await updateFirmware(to: image)
     }
 }

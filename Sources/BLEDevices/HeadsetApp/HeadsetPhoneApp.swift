@@ -25,6 +25,8 @@ public actor HeadsetPhoneApp: PhoneApp {
     var syncTask: BackgroundTaskIdentifier?
     /// The voice prompt playing (`HeadsetVoicePrompt`).
     var promptPlayer: AVAudioPlayer?
+    /// The firmware update under way (`HeadsetPhoneApp+FirmwareUpdate`).
+    var firmwareUpdate: FirmwareUpdateRun?
 
     /// The app's device-driven jobs.
     enum HeadsetJob: Sendable {
@@ -122,6 +124,7 @@ public actor HeadsetPhoneApp: PhoneApp {
         case .failedToConnect(let peripheral, _), .disconnected(let peripheral, _):
             guard peripheral == headset, let central else { return }
             toDevice = nil
+            await updateLinkDown()
             await connect(peripheral, with: central)
         case .valueUpdated(_, let characteristic, let value):
             guard characteristic.uuid == HeadsetProtocol.toAppCharacteristicUUID else { return }
@@ -156,12 +159,15 @@ public actor HeadsetPhoneApp: PhoneApp {
                 try await peripheral.writeValue(frame, for: toDevice, type: .withoutResponse)
             }
             await note("subscribed to the headset")
+            await updateLinkUp()
         } catch {
             await note("opening the headset failed: \(error)")
         }
     }
 
     func receive(_ chunk: [UInt8]) async {
+        // During an update its link reads the frames, and hands back what is not its own.
+        if let link = firmwareUpdate?.link { return await link.receive(chunk) }
         for result in parser.append(chunk) {
             let message: HeadsetDeviceMessage
             do {
@@ -171,25 +177,29 @@ public actor HeadsetPhoneApp: PhoneApp {
                 await note("undecodable frame from the headset: \(error)")
                 continue
             }
-            switch message {
-            case .heartbeat(let number):
-                observer.update {
-                    $0.heartbeats += 1
-                    // A new heartbeat period starts the count again at 0.
-                    if let last = $0.lastHeartbeat, number <= last, number != 0 { $0.heartbeatsOutOfOrder += 1 }
-                    $0.lastHeartbeat = number
-                }
-                for due in schedule.tick(at: context.clock.now) {
-                    switch due.job {
-                    case .periodicSync: observer.update { $0.jobRuns += 1 }
-                    }
-                }
-            case .gesture, .proximity, .audioJack, .volume, .battery, .openCamera:
-                observer.update { $0.deviceEvents += 1 }
-                await speakPrompt(for: message)
-            default:
-                break
+            await handleDeviceMessage(message)
+        }
+    }
+
+    func handleDeviceMessage(_ message: HeadsetDeviceMessage) async {
+        switch message {
+        case .heartbeat(let number):
+            observer.update {
+                $0.heartbeats += 1
+                // A new heartbeat period starts the count again at 0.
+                if let last = $0.lastHeartbeat, number <= last, number != 0 { $0.heartbeatsOutOfOrder += 1 }
+                $0.lastHeartbeat = number
             }
+            for due in schedule.tick(at: context.clock.now) {
+                switch due.job {
+                case .periodicSync: observer.update { $0.jobRuns += 1 }
+                }
+            }
+        case .gesture, .proximity, .audioJack, .volume, .battery, .openCamera:
+            observer.update { $0.deviceEvents += 1 }
+            await speakPrompt(for: message)
+        default:
+            break
         }
     }
 
