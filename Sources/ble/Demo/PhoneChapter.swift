@@ -31,6 +31,8 @@ struct PhoneChapter {
         var sheetApps: [String] = []
         var firmwareVersion = ""
         var firmwareUpdatesStarted = 0
+        var firmwareUpdatesCompleted = 0
+        var headsetVersion = ""
         /// F: overnight update checks while charging, and when the first ran.
         var updateChecks = 0
         var firstCheckAt: VirtualInstant?
@@ -61,7 +63,8 @@ struct PhoneChapter {
         print("  restoration       \(figures.relaunches) relaunch after the memory-pressure kill; "
             + "\(figures.denied) relaunch denied after the force-quit")
         print("  Open in…          the share sheet offered \(figures.sheetApps.joined(separator: ", ")); firmware "
-            + "\(figures.firmwareVersion) confirmed by the user, \(figures.firmwareUpdatesStarted) update started")
+            + "\(figures.firmwareVersion) confirmed by the user, \(figures.firmwareUpdatesCompleted) of "
+            + "\(figures.firmwareUpdatesStarted) update completed, the headset now runs \(figures.headsetVersion)")
         let checkTime =
             figures.firstCheckAt.map {
                 HeartRateDemo.format(HeartRateDemo.seconds(VirtualInstant.zero.duration(to: $0)), digits: 1) + " s"
@@ -191,6 +194,11 @@ struct PhoneChapter {
         try await at(1200)
         figures.firmwareVersion = fullObserver.counts.lastFirmwareVersion?.description ?? "none"
         figures.firmwareUpdatesStarted = fullObserver.counts.firmwareUpdatesStarted
+        figures.firmwareUpdatesCompleted = fullObserver.counts.firmwareUpdatesCompleted
+        figures.headsetVersion = headset.flash.activeVersion.description
+        log.say(
+            "headset app: \(figures.firmwareUpdatesCompleted) update completed over the phone's Bluetooth; "
+                + "the headset runs \(figures.headsetVersion)")
         
         // F. Overnight on the charger: the BGProcessing update check runs while the phone is locked.
         await phone.home()
