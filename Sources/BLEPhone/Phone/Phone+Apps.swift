@@ -272,9 +272,7 @@ extension PhoneApp {
         // Closures, run through `Phone.runOnApp`, not delegate methods.
         case .expirationHandler, .scheduledTaskLaunchHandler, .scheduledTaskExpirationHandler, .openURL,
             .handleEventsForBackgroundURLSession, .didReceiveRemoteNotification, .didReceiveIncomingPush,
-            .locationUpdate, .audioSessionNotification:
-            break
-        case .urlSessionDelegate:
+            .locationUpdate, .audioSessionNotification, .urlSessionDelegate:
             break
         }
     }
