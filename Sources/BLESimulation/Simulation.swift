@@ -308,10 +308,22 @@ public struct VirtualClock: Clock, Sendable {
 
     /// Suspends until virtual time reaches `deadline`. Cancellation resumes at once with
     /// `CancellationError`.
-    public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
+    ///
+    /// It waits in the caller's isolation (`nonisolated(nonsending)`): a sleeper on an actor of
+    /// the simulation costs one resumption of its task, not a switch to the generic executor
+    /// and back on each side of the wait.
+    public nonisolated(nonsending) func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
+        try await sleep(until: deadline, isolation: #isolation)
+    }
+
+    /// The wait itself. The continuation names the isolation, which makes the cancellation
+    /// handler's operation closure isolated too; without it the closure would run on the
+    /// generic executor (a switch there and back).
+    private func sleep(until deadline: VirtualInstant, isolation: isolated (any Actor)?) async throws {
         let sleeper = Sleeper()
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            try await withCheckedThrowingContinuation(isolation: isolation) {
+                (continuation: CheckedContinuation<Void, Error>) in
                 sleeper.arm(continuation)
                 executor.start()
                 executor.submit { queue in
@@ -323,6 +335,24 @@ public struct VirtualClock: Clock, Sendable {
         } onCancel: {
             sleeper.fire(.failure(CancellationError()))
         }
+    }
+}
+
+extension VirtualClock {
+    /// `Clock.sleep(for:)` in the caller's isolation (the standard library's runs on the generic
+    /// executor, two extra switches per sleep).
+    public nonisolated(nonsending) func sleep(for duration: Duration, tolerance: Duration? = nil) async throws {
+        try await sleep(until: now.advanced(by: duration), tolerance: tolerance)
+    }
+}
+
+extension Clock where Duration == Swift.Duration {
+    /// Sleeps for `duration` in the caller's isolation when this is the virtual clock; any other
+    /// clock sleeps as it does (`sleep(for:)`). For code that holds `any Clock<Duration>` and
+    /// sleeps on every period.
+    package nonisolated(nonsending) func sleepInCallerIsolation(for duration: Duration) async throws {
+        if let virtual = self as? VirtualClock { return try await virtual.sleep(for: duration) }
+        try await sleep(for: duration)
     }
 }
 

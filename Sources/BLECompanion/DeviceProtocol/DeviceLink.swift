@@ -98,7 +98,7 @@ public actor DeviceLink<P: DeviceProtocol> {
     }
 
     /// One chunk as one SDU; a channel that ended is a closed link.
-    static func write(_ chunk: [UInt8], on channel: L2CAPChannel) async throws(DeviceProtocolError) {
+    nonisolated(nonsending) static func write(_ chunk: [UInt8], on channel: L2CAPChannel) async throws(DeviceProtocolError) {
         do {
             try await channel.write(chunk)
         } catch .l2cap(.sduTooLong(let length, let mtu)) {

@@ -89,14 +89,18 @@ public enum DeviceIncoming<Message: DeviceProtocolMessage>: Sendable, Hashable {
 
 /// How a connection hands chunks to its transport.
 public struct DeviceChunkTransport: Sendable {
+    // Both run in the caller's isolation (`nonisolated(nonsending)`): the connection calls them
+    // for every chunk, and a switch to the generic executor and back each time would cost more
+    // than the chunk.
+
     /// The longest chunk the transport takes now (ATT_MTU − 3 on a characteristic).
-    public var maximumChunkLength: @Sendable () async -> Int
+    public var maximumChunkLength: nonisolated(nonsending) @Sendable () async -> Int
     /// Sends one chunk, waiting for transmit room; throws when the link is gone.
-    public var send: @Sendable ([UInt8]) async throws(DeviceProtocolError) -> Void
+    public var send: nonisolated(nonsending) @Sendable ([UInt8]) async throws(DeviceProtocolError) -> Void
 
     public init(
-        maximumChunkLength: @escaping @Sendable () async -> Int,
-        send: @escaping @Sendable ([UInt8]) async throws(DeviceProtocolError) -> Void
+        maximumChunkLength: nonisolated(nonsending) @escaping @Sendable () async -> Int,
+        send: nonisolated(nonsending) @escaping @Sendable ([UInt8]) async throws(DeviceProtocolError) -> Void
     ) {
         self.maximumChunkLength = maximumChunkLength
         self.send = send

@@ -261,21 +261,32 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         let connection = DeviceConnection<P.ToApp, P.ToDevice>(
             executor: manager.unownedExecutor, executorOwner: manager,
             transport: DeviceChunkTransport(
-                maximumChunkLength: { [weak self] in await self?.maximumChunkLength(for: id) ?? 20 },
-                send: { [weak self] chunk throws(DeviceProtocolError) in
-                    guard let self else { throw .linkClosed }
+                maximumChunkLength: { [link = WeakReference(self)] in
+                    guard let self = link.value else { return 20 }
+                    return await self.maximumChunkLength(for: id)
+                },
+                send: { [link = WeakReference(self)] chunk throws(DeviceProtocolError) in
+                    guard let self = link.value else { throw .linkClosed }
                     try await self.notify(chunk, to: id)
                 }),
             configuration: configuration, maximumPayloadLength: P.maximumPayloadLength)
         let sink = incomingSink
-        let pump = Task(executorPreference: configuration.taskExecutor) {
-            for await message in connection.incoming {
-                sink.yield(DeviceSideIncoming(central: central, message: message))
-            }
+        // The pump waits in the connection's isolation: one resumption per message.
+        let pump = Task(executorPreference: configuration.taskExecutor) { [connection] in
+            await Self.forward(connection, from: central, to: sink)
         }
         let peer = Peer(central: central, isSubscribed: false, connection: connection, pump: pump)
         peers[id] = peer
         return peer
+    }
+
+    private static func forward(
+        _ connection: isolated DeviceConnection<P.ToApp, P.ToDevice>, from central: Central,
+        to sink: EventStream<DeviceSideIncoming<P.ToDevice>>.Continuation
+    ) async {
+        for await message in connection.incoming {
+            sink.yield(DeviceSideIncoming(central: central, message: message))
+        }
     }
 
     // MARK: L2CAP channels

@@ -141,26 +141,29 @@ public final class VirtualHeadset: Sendable {
 
     private func startTasks() {
         let tasks = [
-            spawn { [self] in await serveMessages() },
-            spawn { [self] in await followManager() },
-            spawn { [self] in await sendEvents() },
-            spawn { [self] in await sendHeartbeats(generation: 0) },
+            spawn { [self] in await serveMessages(isolation: $0) },
+            spawn { [self] in await followManager(isolation: $0) },
+            spawn { [self] in await sendEvents(isolation: $0) },
+            spawn { [self] in await sendHeartbeats(generation: 0, isolation: $0) },
         ]
         state.withLock { $0.tasks += tasks }
     }
 
     /// Whether the central's link is encrypted with a MITM-protected key.
-    private func isAuthenticated(_ central: Central) async -> Bool {
+    private nonisolated(nonsending) func isAuthenticated(_ central: Central) async -> Bool {
         if case .encrypted(_, true, _) = await manager.security(of: central) { return true }
         return false
     }
 
-    private func spawn(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        Task(executorPreference: taskExecutor, operation: body)
+    /// A task of the headset, run in its peripheral manager's isolation (on the virtual radio,
+    /// the simulation's executor): its waits, and its calls into the manager and the link, need
+    /// no switch to the generic executor and back.
+    private func spawn(_ body: @escaping @Sendable (isolated PeripheralManager) async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: taskExecutor) { [manager] in await body(manager) }
     }
 
     /// Answers requests and takes events, one at a time in arrival order.
-    private func serveMessages() async {
+    private func serveMessages(isolation: isolated PeripheralManager) async {
         for await incoming in link.incoming {
             switch incoming.message {
             case .request(let message, let id):
@@ -189,7 +192,7 @@ public final class VirtualHeadset: Sendable {
     }
 
     /// The response to a request, nil for a message that is not one.
-    private func answer(_ message: HeadsetAppMessage, from central: Central) async -> HeadsetDeviceMessage? {
+    private nonisolated(nonsending) func answer(_ message: HeadsetAppMessage, from central: Central) async -> HeadsetDeviceMessage? {
         switch message {
         case .firmwareVersionQuery:
             return .firmwareVersion(flash.activeVersion)
@@ -230,7 +233,7 @@ public final class VirtualHeadset: Sendable {
     /// Logs connections; stops advertising while connected (advertising events would take air
     /// time from the connection's events, Core 5.4 Vol 6 Part B §4.5) and advertises again after
     /// a disconnection, so the app can come back.
-    private func followManager() async {
+    private func followManager(isolation: isolated PeripheralManager) async {
         for await event in link.managerEvents {
             switch event {
             case .connected(let central):
@@ -257,16 +260,16 @@ public final class VirtualHeadset: Sendable {
             state.heartbeatGeneration += 1
             return state.heartbeatGeneration
         }
-        let task = spawn { [self] in await sendHeartbeats(generation: generation) }
+        let task = spawn { [self] in await sendHeartbeats(generation: generation, isolation: $0) }
         state.withLock { $0.tasks.append(task) }
     }
 
     /// Sends a tick every period while this generation of the setting holds.
-    private func sendHeartbeats(generation: Int) async {
+    private func sendHeartbeats(generation: Int, isolation: isolated PeripheralManager) async {
         var count: UInt32 = 0
         while true {
             let period = state.withLock { $0.heartbeatGeneration == generation ? $0.heartbeatPeriod : nil }
-            guard let period, (try? await clock.sleep(for: period)) != nil else { return }
+            guard let period, (try? await clock.sleepInCallerIsolation(for: period)) != nil else { return }
             guard state.withLock({ $0.heartbeatGeneration == generation }) else { return }
             if (try? await link.send(.heartbeat(count))) != nil {
                 state.withLock { $0.statistics.heartbeatsSent += 1 }
@@ -276,13 +279,13 @@ public final class VirtualHeadset: Sendable {
     }
 
     /// Sends the configured gestures and sensor events.
-    private func sendEvents() async {
+    private func sendEvents(isolation: isolated PeripheralManager) async {
         switch configuration.events {
         case .none:
             return
         case .scripted(let script):
             for event in script {
-                guard (try? await clock.sleep(for: event.delay)) != nil else { return }
+                guard (try? await clock.sleepInCallerIsolation(for: event.delay)) != nil else { return }
                 await sendEvent(event.message)
             }
         case .random(let meanInterval):
@@ -290,13 +293,13 @@ public final class VirtualHeadset: Sendable {
             while true {
                 // Uniform on (0, 2 × mean): the mean is right and nothing bunches at zero.
                 let delay = meanInterval * Double.random(in: 0.01..<2, using: &generator)
-                guard (try? await clock.sleep(for: delay)) != nil else { return }
+                guard (try? await clock.sleepInCallerIsolation(for: delay)) != nil else { return }
                 await sendEvent(Self.randomEvent(using: &generator))
             }
         }
     }
 
-    private func sendEvent(_ message: HeadsetDeviceMessage) async {
+    private nonisolated(nonsending) func sendEvent(_ message: HeadsetDeviceMessage) async {
         if (try? await link.send(message)) != nil {
             state.withLock { $0.statistics.eventsSent += 1 }
         }

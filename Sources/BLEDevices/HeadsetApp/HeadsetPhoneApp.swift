@@ -46,9 +46,7 @@ public actor HeadsetPhoneApp: PhoneApp {
         schedule.schedule(.everyTicks(configuration.jobEveryTicks), now: context.clock.now, .periodicSync)
         let central = await context.centralManager(restoreIdentifier: configuration.restoreIdentifier)
         self.central = central
-        Task(executorPreference: context.executor) { [self] in
-            for await event in central.events { await handle(event) }
-        }
+        Task(executorPreference: context.executor) { [self] in await follow(central) }
         Task(executorPreference: context.executor) { [self] in await runAppTimer() }
         await registerUpdateCheck()
         let how = options.isUserLaunch ? "by the user" : "to restore \(options.bluetoothCentrals)"
@@ -90,6 +88,11 @@ public actor HeadsetPhoneApp: PhoneApp {
     }
 
     // MARK: Bluetooth
+
+    /// The manager's events, one at a time, read in the app's isolation.
+    func follow(_ central: PhoneCentralManager) async {
+        for await event in central.events { await handle(event) }
+    }
 
     func handle(_ event: PhoneCentralManagerEvent) async {
         switch event {

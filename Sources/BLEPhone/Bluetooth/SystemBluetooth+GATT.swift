@@ -1,4 +1,5 @@
 import BLE
+import BLEHost
 import BLEWire
 import Foundation
 
@@ -104,14 +105,27 @@ extension SystemBluetooth {
     func watch(_ peripheral: Peripheral) {
         let identifier = peripheral.identifier
         guard watched[identifier] == nil else { return }
-        watched[identifier] = spawn { [weak self] in
+        let service = WeakReference(self)
+        watched[identifier] = spawn {
             let events = await peripheral.events()
-            for await event in events {
-                guard let self else { return }
-                if case .valueUpdated(let characteristic, let value) = event {
-                    await self.valueUpdated(peripheral, characteristic, value)
-                }
+            await Self.follow(events, in: peripheral) { characteristic, value in
+                guard let self = service.value else { return false }
+                await self.valueUpdated(peripheral, characteristic, value)
+                return true
             }
+        }
+    }
+
+    /// Hands the peripheral's values to `valueUpdated` until it returns false or the events
+    /// end, waiting in the peripheral's isolation: one resumption per notification, where a
+    /// loop on the generic executor would switch there and back each time.
+    private static func follow(
+        _ events: EventStream<PeripheralEvent>, in peripheral: isolated Peripheral,
+        _ valueUpdated: nonisolated(nonsending) (Characteristic, [UInt8]) async -> Bool
+    ) async {
+        for await event in events {
+            guard case .valueUpdated(let characteristic, let value) = event else { continue }
+            guard await valueUpdated(characteristic, value) else { return }
         }
     }
 

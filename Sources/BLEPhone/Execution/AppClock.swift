@@ -32,8 +32,14 @@ public struct AppClock: Clock, Sendable {
     public var now: AppInstant { core.now }
     public var minimumResolution: Duration { .nanoseconds(1) }
 
-    public func sleep(until deadline: AppInstant, tolerance: Duration? = nil) async throws {
+    /// Waits in the caller's isolation (an app's timers run on its executor).
+    public nonisolated(nonsending) func sleep(until deadline: AppInstant, tolerance: Duration? = nil) async throws {
         try await core.sleep(until: deadline)
+    }
+
+    /// `Clock.sleep(for:)` in the caller's isolation.
+    public nonisolated(nonsending) func sleep(for duration: Duration, tolerance: Duration? = nil) async throws {
+        try await core.sleep(until: now.advanced(by: duration))
     }
 }
 
@@ -77,14 +83,21 @@ package final class AppClockCore: Sendable {
         return AppInstant(nanoseconds: state.accumulated + running)
     }
 
-    func sleep(until deadline: AppInstant) async throws {
+    nonisolated(nonsending) func sleep(until deadline: AppInstant) async throws {
+        try await sleep(until: deadline, isolation: #isolation)
+    }
+
+    /// The wait, in `isolation` (named by the continuation, so that the cancellation handler's
+    /// operation runs there too rather than on the generic executor).
+    private func sleep(until deadline: AppInstant, isolation: isolated (any Actor)?) async throws {
         let id = state.withLock { state -> Int in
             defer { state.nextSleeper += 1 }
             state.sleepers[state.nextSleeper] = Sleeper(deadline: deadline)
             return state.nextSleeper
         }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            try await withCheckedThrowingContinuation(isolation: isolation) {
+                (continuation: CheckedContinuation<Void, Error>) in
                 let early = state.withLock { state -> Result<Void, Error>? in
                     if state.ended { return .failure(CancellationError()) }
                     guard var sleeper = state.sleepers[id] else { return .failure(CancellationError()) }
