@@ -258,16 +258,17 @@ public actor DeviceSideLink<P: DeviceProtocol> {
             return peer
         }
         let id = central.identifier
+        let link = WeakReference(self)
         let connection = DeviceConnection<P.ToApp, P.ToDevice>(
             executor: manager.unownedExecutor, executorOwner: manager,
             transport: DeviceChunkTransport(
-                maximumChunkLength: { [link = WeakReference(self)] in
-                    guard let self = link.value else { return 20 }
-                    return await self.maximumChunkLength(for: id)
+                maximumChunkLength: {
+                    guard let link = link.value else { return 20 }
+                    return await link.maximumChunkLength(for: id)
                 },
-                send: { [link = WeakReference(self)] chunk throws(DeviceProtocolError) in
-                    guard let self = link.value else { throw .linkClosed }
-                    try await self.notify(chunk, to: id)
+                send: { chunk throws(DeviceProtocolError) in
+                    guard let link = link.value else { throw .linkClosed }
+                    try await link.notify(chunk, to: id)
                 }),
             configuration: configuration, maximumPayloadLength: P.maximumPayloadLength)
         let sink = incomingSink
