@@ -137,9 +137,11 @@ struct PhoneInboxTests {
         }
         #expect(trace.filter { $0.hasPrefix("suspended") } == ["suspended@1", "suspended@115", "suspended@210"])
         // n1's work ends at 115, as the window closes (its sleep was set first); n2's is due at
-        // 120, while suspended: it finishes at the next wake (200). n3's is due at 215, after
-        // that window (210), and no wake follows: it stays frozen.
-        #expect(log == ["event n1@100", "event n2@105", "worked n1@115", "worked n2@200", "event n3@200"])
+        // 120, while suspended: it finishes at the next wake (200), in the same instant as the
+        // event that woke the app, which is handed over first (the app's clock starts again and
+        // fires the overdue sleep after the delivery). n3's is due at 215, after that window
+        // (210), and no wake follows: it stays frozen.
+        #expect(log == ["event n1@100", "event n2@105", "worked n1@115", "event n3@200", "worked n2@200"])
     }
 
     @Test("An alert goes to the most recently foregrounded of the apps asking for alerts")
