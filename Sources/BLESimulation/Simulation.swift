@@ -320,21 +320,80 @@ public struct VirtualClock: Clock, Sendable {
     /// handler's operation closure isolated too; without it the closure would run on the
     /// generic executor (a switch there and back).
     private func sleep(until deadline: VirtualInstant, isolation: isolated (any Actor)?) async throws {
-        let sleeper = Sleeper()
+        let sleeper = Sleeper(State(deadline: deadline))
+        let executor = self.executor
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation(isolation: isolation) {
-                (continuation: CheckedContinuation<Void, Error>) in
-                sleeper.arm(continuation)
+            try await withUnsafeThrowingContinuation(isolation: isolation) { (continuation: UnsafeContinuation<Void, Error>) in
+                guard sleeper.arm(continuation) else { return }
                 executor.start()
-                executor.submit { queue in
-                    let token = queue.schedule(at: deadline) { sleeper.fire(.success(())) }
-                    // Cancelling touches the queue, so it goes back through the simulation thread.
-                    sleeper.setCancel { [executor] in executor.submit { $0.cancel(token) } }
-                }
+                // The closure's one capture is the sleeper: no context of its own to allocate.
+                executor.submit { queue in sleeper.schedule(on: queue) }
             }
         } onCancel: {
-            sleeper.fire(.failure(CancellationError()))
+            // Cancelling touches the queue, so it goes back through the simulation thread.
+            if let token = sleeper.fire(.failure(CancellationError())) {
+                executor.submit { $0.cancel(token) }
+            }
         }
+    }
+}
+
+/// One pending sleep (`VirtualClock.sleep`), resumed exactly once: by its event or by
+/// cancellation. The lock is the sleeper, so a sleep allocates it and nothing else of its own
+/// (the closures that reach it capture it alone).
+private typealias Sleeper = Locked<VirtualClock.State>
+
+extension VirtualClock {
+    fileprivate struct State {
+        let deadline: VirtualInstant
+        var continuation: UnsafeContinuation<Void, Error>?
+        var token: EventQueue.Token?
+        var result: Result<Void, Error>?
+
+        init(deadline: VirtualInstant) { self.deadline = deadline }
+    }
+}
+
+extension Locked where Value == VirtualClock.State {
+    /// Stores the continuation; false (and resumed already) when cancelled before it came.
+    fileprivate func arm(_ continuation: UnsafeContinuation<Void, Error>) -> Bool {
+        let early = withLock { state -> Result<Void, Error>? in
+            if let result = state.result { return result }
+            state.continuation = continuation
+            return nil
+        }
+        guard let early else { return true }
+        continuation.resume(with: early)
+        return false
+    }
+
+    /// Puts the wake-up on the queue, unless the sleep was cancelled meanwhile.
+    fileprivate func schedule(on queue: EventQueue) {
+        let deadline = withLock { $0.result == nil ? $0.deadline : nil }
+        guard let deadline else { return }
+        let token = queue.schedule(at: deadline) { [self] in _ = fire(.success(())) }
+        // Cancelled between the two locks: the event goes at once (it must not hold time up).
+        let cancelled = withLock { state -> Bool in
+            guard state.result == nil else { return true }
+            state.token = token
+            return false
+        }
+        if cancelled { queue.cancel(token) }
+    }
+
+    /// Ends the sleep with `result` the first time; returns the queue event to cancel, if any.
+    fileprivate func fire(_ result: Result<Void, Error>) -> EventQueue.Token? {
+        let (continuation, token) = withLock { state -> (UnsafeContinuation<Void, Error>?, EventQueue.Token?) in
+            guard state.result == nil else { return (nil, nil) }
+            state.result = result
+            defer {
+                state.continuation = nil
+                state.token = nil
+            }
+            return (state.continuation, state.token)
+        }
+        continuation?.resume(with: result)
+        return token
     }
 }
 
@@ -356,46 +415,3 @@ extension Clock where Duration == Swift.Duration {
     }
 }
 
-/// One pending sleep: resumed exactly once, by its event or by cancellation.
-private final class Sleeper: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Void, Error>?
-        var cancelEvent: (@Sendable () -> Void)?
-        var result: Result<Void, Error>?
-    }
-
-    private let state = Locked(State())
-
-    func arm(_ continuation: CheckedContinuation<Void, Error>) {
-        let early = state.withLock { state -> Result<Void, Error>? in
-            if let result = state.result { return result }
-            state.continuation = continuation
-            return nil
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
-    func setCancel(_ cancel: @escaping @Sendable () -> Void) {
-        let alreadyDone = state.withLock { state -> Bool in
-            if state.result != nil { return true }
-            state.cancelEvent = cancel
-            return false
-        }
-        if alreadyDone { cancel() }
-    }
-
-    func fire(_ result: Result<Void, Error>) {
-        let (continuation, cancel) = state.withLock {
-            state -> (CheckedContinuation<Void, Error>?, (@Sendable () -> Void)?) in
-            guard state.result == nil else { return (nil, nil) }
-            state.result = result
-            defer {
-                state.continuation = nil
-                state.cancelEvent = nil
-            }
-            return (state.continuation, state.cancelEvent)
-        }
-        if case .failure = result { cancel?() }
-        continuation?.resume(with: result)
-    }
-}
