@@ -53,7 +53,7 @@ extension Phone {
     /// Starts a new process for `app`: a new context, executor, clock and instance, then the
     /// lifecycle's launch (in front, or in the background for a restoration relaunch).
     func launch(_ app: AppIdentifier, inFront: Bool, reason: LaunchReason) {
-        guard var entry = runtime.apps[app], entry.lifecycle.state == .notRunning else { return }
+        guard let entry = runtime.apps[app], entry.lifecycle.state == .notRunning else { return }
         entry.launchCount += 1
         let executor = AppExecutor(simulation: simulation)
         let clock = AppClockCore(simulation: simulation)
@@ -73,7 +73,6 @@ extension Phone {
             entry.lastForegrounded = runtime.foregroundSerial
         }
         entry.instance = entry.make(context)
-        runtime.apps[app] = entry
         record(.launched(reason), app: app)
         feed(app) { $0.launch(inFront: inFront) }
     }
@@ -162,7 +161,7 @@ extension Phone {
     }
 
     private func terminated(_ app: AppIdentifier, reason: TerminationReason) {
-        guard var entry = runtime.apps[app] else { return }
+        guard let entry = runtime.apps[app] else { return }
         runtime.counters.kills += 1
         record(.killed(reason), app: app)
         logger.info("\(app) ended: \(reason)")
@@ -175,7 +174,6 @@ extension Phone {
         entry.budget = BackgroundTaskBudget(profile: profile)
         entry.restoring = nil
         let lost = entry.inbox.drain()
-        runtime.apps[app] = entry
         cancel(.budget(app, .expiration))
         cancel(.budget(app, .deadline))
         for delivery in lost {

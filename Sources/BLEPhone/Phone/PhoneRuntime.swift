@@ -48,7 +48,10 @@ public struct PhoneCounters: Sendable, Hashable {
 }
 
 /// One installed app: its declaration and factory, the live instance, and its rule machines.
-struct InstalledApp {
+///
+/// A reference, confined to the phone's actor: every Bluetooth event reads it a few times, and
+/// as a value each read copied all of it (a dozen references retained and released).
+final class InstalledApp {
     let declaration: AppDeclaration
     let make: @Sendable (AppContext) -> any PhoneApp
     var lifecycle: AppLifecycle
