@@ -120,10 +120,19 @@ public actor DeviceSideLink<P: DeviceProtocol> {
 
     /// The centrals subscribed to the protocol's notifications, or speaking it over a channel.
     public var subscribedCentrals: [Central] {
-        var centrals: [UUID: Central] = [:]
-        for peer in peers.values where peer.isSubscribed { centrals[peer.central.identifier] = peer.central }
-        for peer in channelPeers.values { centrals[peer.central.identifier] = peer.central }
-        return centrals.values.sorted { $0.identifier.uuidString < $1.identifier.uuidString }
+        // Each event is sent to this list: built without a dictionary, and sorted (by the
+        // identifiers' text, which allocates) only when there is more than one.
+        var centrals: [Central] = []
+        for peer in peers.values where peer.isSubscribed { centrals.append(peer.central) }
+        for peer in channelPeers.values {
+            if let index = centrals.firstIndex(where: { $0.identifier == peer.central.identifier }) {
+                centrals[index] = peer.central
+            } else {
+                centrals.append(peer.central)
+            }
+        }
+        if centrals.count > 1 { centrals.sort { $0.identifier.uuidString < $1.identifier.uuidString } }
+        return centrals
     }
 
     /// The conversation `central` is reachable on: its channel's, else its subscription's.
