@@ -201,7 +201,17 @@ package struct LinkTable: Sendable {
         _ receivers: [ClientKey], _ peripheral: UUID, _ rank: [AppIdentifier: Int],
         _ wants: (PhoneConnectOptions) -> Bool
     ) -> ClientKey? {
-        receivers.filter { holds[peripheral]?[$0].map { wants($0.options) } ?? false }
-            .max { (rank[$0.app] ?? 0, $1) < (rank[$1.app] ?? 0, $0) }
+        // Runs for every notification: one lookup of the peripheral, and ranks looked up only
+        // for the clients that asked (usually none).
+        guard let held = holds[peripheral] else { return nil }
+        var chosen: (client: ClientKey, rank: Int)?
+        for client in receivers {
+            guard let hold = held[client], wants(hold.options) else { continue }
+            let clientRank = rank[client.app] ?? 0
+            // The most recently foregrounded; between equals, the first in key order.
+            if let current = chosen, (clientRank, current.client) <= (current.rank, client) { continue }
+            chosen = (client, clientRank)
+        }
+        return chosen?.client
     }
 }
