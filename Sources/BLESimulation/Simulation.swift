@@ -87,6 +87,8 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     private let stateChanged = Atomic<Bool>(false)
     /// `Simulation.run` calls under way; time advances only while this is positive.
     private let activeRuns = Atomic<Int>(0)
+    /// Set once the thread was started (`start`'s fast path).
+    private let isStarted = Atomic<Bool>(false)
     /// The simulation thread, once started: work queued from it needs neither the lock nor a
     /// wake-up (the thread is running, and picks it up before it next looks at the queue).
     private let simulationThread = Atomic<UInt>(0)
@@ -167,10 +169,22 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
 
     func submit(_ action: @escaping @Sendable (EventQueue) -> Void) {
         if isOnSimulationThread {
-            localActions.append(SubmittedAction(run: action))
+            localActions.append(.closure(action))
             return
         }
-        state.withLock { $0.actions.append(SubmittedAction(run: action)) }
+        state.withLock { $0.actions.append(.closure(action)) }
+        signal()
+    }
+
+    /// Queues `job` to be run by `runner` on the simulation thread, in order with submitted
+    /// actions (what `submit { _ in runner.runForwarded(job) }` does, without a closure).
+    package func forward(_ job: UnownedJob, to runner: any ForwardedJobRunner) {
+        start()
+        if isOnSimulationThread {
+            localActions.append(.forwarded(job, runner))
+            return
+        }
+        state.withLock { $0.actions.append(.forwarded(job, runner)) }
         signal()
     }
 
@@ -198,10 +212,13 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
 
     /// Starts the simulation thread once.
     func start() {
+        // Called before most submissions: after the first, an atomic load and no lock.
+        guard !isStarted.load(ordering: .acquiring) else { return }
         let first = state.withLock { state -> Bool in
             defer { state.started = true }
             return !state.started
         }
+        isStarted.store(true, ordering: .releasing)
         guard first else { return }
         let thread = Thread { [self] in loop() }
         thread.name = "swift-ble simulation"
@@ -288,11 +305,27 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
     }
 }
 
-/// An action submitted to the simulation thread. Wrapped in a struct because an array of bare
-/// closures stores them in the most general form, which costs a thunk — an allocation — for
-/// every one appended.
-private struct SubmittedAction {
-    let run: @Sendable (EventQueue) -> Void
+/// An action submitted to the simulation thread: a closure, or a job another executor forwards
+/// to run in its own isolation (an app's gate), which needs no closure of its own. Not bare
+/// closures, because an array of them stores each in the most general form, which costs a
+/// thunk — an allocation — for every one appended.
+private enum SubmittedAction {
+    case closure(@Sendable (EventQueue) -> Void)
+    case forwarded(UnownedJob, any ForwardedJobRunner)
+
+    func run(_ queue: EventQueue) {
+        switch self {
+        case .closure(let action): action(queue)
+        case .forwarded(let job, let runner): runner.runForwarded(job)
+        }
+    }
+}
+
+/// An executor in front of the simulation thread (an app's gate) that hands its jobs over to run
+/// there, in order with the submitted actions, and runs each itself when its turn comes.
+package protocol ForwardedJobRunner: AnyObject, Sendable {
+    /// Runs `job` on the simulation thread (or holds or drops it, as the runner decides).
+    func runForwarded(_ job: UnownedJob)
 }
 
 /// A `Clock` on a simulation's virtual time (Core timers — ATT 30 s, supervision, backoff — read

@@ -12,7 +12,7 @@ import Logging
 ///
 /// Everything the app does is therefore visible to the simulation: while the gate is closed,
 /// nothing of the app is runnable and virtual time moves on.
-public final class AppExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+public final class AppExecutor: SerialExecutor, TaskExecutor, ForwardedJobRunner, @unchecked Sendable {
     // @unchecked Sendable: the mutable state is inside `state`'s lock.
     package enum Gate: Sendable, Equatable {
         case open
@@ -47,8 +47,10 @@ public final class AppExecutor: SerialExecutor, TaskExecutor, @unchecked Sendabl
                 return false
             }
         }
-        if forward { simulation.perform { [self] _ in run(unowned) } }
+        if forward { simulation.executor.forward(unowned, to: self) }
     }
+
+    package func runForwarded(_ job: UnownedJob) { run(job) }
 
     /// Runs `job` unless the gate closed since it was forwarded (then it is held or dropped).
     private func run(_ job: UnownedJob) {
