@@ -28,6 +28,18 @@ public struct DeviceFrameParser: Sendable {
     /// header or checksum error).
     public mutating func append(_ chunk: some Sequence<UInt8>) -> [Result<DeviceFrame, DeviceProtocolError>] {
         buffer.append(contentsOf: chunk)
+        return takeFrames()
+    }
+
+    /// `append` for an array, what a notification's value is: a call another module makes
+    /// without generic metadata to look up at run time.
+    public mutating func append(_ chunk: [UInt8]) -> [Result<DeviceFrame, DeviceProtocolError>] {
+        buffer.append(contentsOf: chunk)
+        return takeFrames()
+    }
+
+    /// The frames and failures the buffer holds now, taken out of it.
+    private mutating func takeFrames() -> [Result<DeviceFrame, DeviceProtocolError>] {
         var results: [Result<DeviceFrame, DeviceProtocolError>] = []
         while start < buffer.count {
             let syncIndex = buffer[start...].firstIndex(of: DeviceFrame.sync) ?? buffer.count

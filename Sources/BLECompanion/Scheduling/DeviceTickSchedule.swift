@@ -33,21 +33,36 @@ public struct DeviceTickSchedule<Instant: InstantProtocol, Job> where Instant.Du
         /// cadence, the time from when it became due to this tick (ticks that stop — the device
         /// out of range — show here).
         public let lateness: Duration
+
+        @usableFromInline
+        init(id: JobID, job: Job, tick: UInt64, time: Instant, previousRuns: Int, lateness: Duration) {
+            self.id = id
+            self.job = job
+            self.tick = tick
+            self.time = time
+            self.previousRuns = previousRuns
+            self.lateness = lateness
+        }
     }
 
-    fileprivate struct Entry {
-        let id: JobID
-        let cadence: Cadence
-        let job: Job
-        var ticksSinceRun = 0
-        var reference: Instant
-        var runs = 0
+    // `tick` is inlinable, so that an app's module specializes it for its own job and instant
+    // types: it runs on every device tick, and unspecialized it looked up generic metadata at
+    // run time on each call. What it touches is therefore usable from inlinable code.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline let id: JobID
+        @usableFromInline let cadence: Cadence
+        @usableFromInline let job: Job
+        @usableFromInline var ticksSinceRun = 0
+        @usableFromInline var reference: Instant
+        @usableFromInline var runs = 0
     }
 
-    private var entries: [Entry] = []
+    @usableFromInline var entries: [Entry] = []
     private var nextID: UInt64 = 0
+    @usableFromInline var ticksTaken: UInt64 = 0
     /// Ticks taken so far.
-    public private(set) var tickCount: UInt64 = 0
+    public var tickCount: UInt64 { ticksTaken }
 
     public init() {}
 
@@ -70,8 +85,9 @@ public struct DeviceTickSchedule<Instant: InstantProtocol, Job> where Instant.Du
     }
 
     /// One tick at `now`: the jobs due, in registration order, each counted as run.
+    @inlinable
     public mutating func tick(at now: Instant) -> [Due] {
-        tickCount += 1
+        ticksTaken += 1
         var due: [Due] = []
         for index in entries.indices {
             entries[index].ticksSinceRun += 1
@@ -88,7 +104,7 @@ public struct DeviceTickSchedule<Instant: InstantProtocol, Job> where Instant.Du
             }
             due.append(
                 Due(
-                    id: entry.id, job: entry.job, tick: tickCount, time: now, previousRuns: entry.runs,
+                    id: entry.id, job: entry.job, tick: ticksTaken, time: now, previousRuns: entry.runs,
                     lateness: lateness))
             entries[index].ticksSinceRun = 0
             entries[index].reference = now

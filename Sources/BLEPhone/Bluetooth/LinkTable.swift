@@ -71,7 +71,10 @@ package struct LinkTable: Sendable {
     }
 
     package func subscribers(of key: CharacteristicKey) -> [ClientKey] {
-        (subscriptions[key] ?? []).sorted()
+        guard let subscribers = subscriptions[key] else { return [] }
+        // Asked at every notification, and usually one app subscribes: no sort for one.
+        if subscribers.count == 1, let only = subscribers.first { return [only] }
+        return subscribers.sorted()
     }
 
     package func subscriptions(of client: ClientKey) -> [CharacteristicKey] {
