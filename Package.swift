@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // swift-ble: a Bluetooth Low Energy stack and companion-device toolkit in Swift.
 // Layers (dependencies point down only; docs/architecture.md draws the graph, and a test checks
 // this file against it):
