@@ -233,7 +233,7 @@ enum ScenarioParser {
             return .connect(device: name, alerts: alerts)
         case "disconnect": return .disconnect(device: try device(value, among: devices))
         case "subscribe": return .subscribe(device: try device(value, among: devices))
-        case "submit_refresh", "submit_processing", "complete_task", "cancel_task":
+        case let key where ScenarioTasks.stepKeys.contains(key):
             return .tasks(try ScenarioTasks.step(key, value))
         case "write":
             let object = try value.object(allowing: ["device", "hex"])
@@ -294,6 +294,7 @@ enum ScenarioParser {
         let actionCursor = try required("action", in: object)
         let name = try actionCursor.string()
         if let action = try ScenarioTasks.action(name, object) {
+            try rejectForeignKeys(object, action: name, own: ["task", "conditions"])
             return PhoneScenario.TimelineStep(at: at, .tasks(action))
         }
         if let deviceCursor = object.member("device") {
@@ -311,15 +312,18 @@ enum ScenarioParser {
             }
             if let passcode = object.member("passcode") { throw passcode.fail("\"passcode\" applies only to reboot") }
             try KeepAliveScenario.rejectFields(object, for: name)
+            try rejectForeignKeys(object, action: name, own: ["device", "period_s"])
             return PhoneScenario.TimelineStep(at: at, .device(device, action))
         }
         if let keepAlive = try KeepAliveScenario.action(name, object) {
             for key in ["passcode", "period_s"] {
                 if let extra = object.member(key) { throw extra.fail("\"\(key)\" does not apply to \(name)") }
             }
+            try rejectForeignKeys(object, action: name, own: Set(KeepAliveScenario.actionFields))
             return PhoneScenario.TimelineStep(at: at, .keepAlive(keepAlive))
         }
         if let document = try documentAction(name, object) {
+            try rejectForeignKeys(object, action: name, own: documentStepKeys)
             return PhoneScenario.TimelineStep(at: at, .document(document))
         }
         guard var action = PhoneScenarioNames.actions.first(where: { $0.0 == name })?.1 else {
@@ -338,7 +342,22 @@ enum ScenarioParser {
         if let period = object.member("period_s") {
             throw period.fail("\"period_s\" applies only to a device's start_notifying")
         }
+        try rejectForeignKeys(object, action: name, own: ["passcode"])
         return PhoneScenario.TimelineStep(at: at, action)
+    }
+
+    /// The keys a document step may carry (`documentAction` checks which suits which action).
+    static let documentStepKeys: Set<String> = ["file", "size", "text", "hex", "type", "answer"]
+
+    /// Each kind of step reads only its own keys; a key of another kind is refused rather than
+    /// ignored. Run after each kind's own checks, which name the action a key belongs to.
+    private static func rejectForeignKeys(_ object: JSONCursor, action name: String, own: Set<String>)
+        throws(Failure)
+    {
+        guard case .object(let members) = object.value else { return }
+        for key in members.keys.sorted() where key != "at_s" && key != "action" && !own.contains(key) {
+            if let extra = object.member(key) { throw extra.fail("\"\(key)\" does not apply to \"\(name)\"") }
+        }
     }
 
     // MARK: Expectations

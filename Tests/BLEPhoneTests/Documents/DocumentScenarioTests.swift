@@ -55,7 +55,7 @@ struct DocumentScenarioTests {
         #expect(again == scenario)
     }
 
-    @Test("Mistakes are located: unknown rank, no content, two contents, a share key on another action, no buttons")
+    @Test("Mistakes are located: unknown rank, no content, two contents, a key of another kind of step (document, device, task, keep-alive or plain), no buttons")
     func locatedErrors() {
         func problem(_ json: String) -> String? {
             do {
@@ -81,6 +81,14 @@ struct DocumentScenarioTests {
         #expect(
             problem(scenario(timeline: #"{"at_s": 1, "action": "open", "file": "a.json"}"#))
                 == "timeline[0].file: \"file\" does not apply to \"open\"")
+        // Every kind of step refuses the keys of the others, not just some of them.
+        #expect(
+            problem(
+                scenario(timeline: #"{"at_s": 1, "action": "set_conditions", "conditions": {}, "passcode": true}"#))
+                == "timeline[0].passcode: \"passcode\" does not apply to \"set_conditions\"")
+        #expect(
+            problem(scenario(timeline: #"{"at_s": 1, "action": "share", "file": "a", "size": 1, "period_s": 2}"#))
+                == "timeline[0].period_s: \"period_s\" does not apply to \"share\"")
         #expect(
             problem(scenario(timeline: #"{"at_s": 1, "action": "answer_prompt"}"#))?.hasPrefix("timeline[0]") == true)
         #expect(
