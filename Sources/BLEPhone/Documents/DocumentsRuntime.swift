@@ -32,7 +32,6 @@ struct PendingDelivery: Sendable {
 struct PendingPrompt {
     var app: AppIdentifier
     var alert: AppAlert
-    var launch: Int
     var answer: CheckedContinuation<String?, Never>
 }
 

@@ -45,7 +45,7 @@ extension Phone {
         return await withCheckedContinuation { continuation in
             runtime.documents.lastPromptID += 1
             let id = runtime.documents.lastPromptID
-            runtime.documents.prompts[id] = PendingPrompt(app: app, alert: alert, launch: launch, answer: continuation)
+            runtime.documents.prompts[id] = PendingPrompt(app: app, alert: alert, answer: continuation)
             runtime.documents.promptOrder.append(id)
             runtime.documents.counters.promptsShown += 1
             record(

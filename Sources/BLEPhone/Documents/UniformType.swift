@@ -136,18 +136,7 @@ public struct UniformTypeTree: Sendable, Hashable {
     /// `UTType.conforms(to:)`: `type` is `other` or descends from it. Cycles in exported
     /// declarations end the walk (each type is visited once).
     public func conforms(_ type: UniformTypeIdentifier, to other: UniformTypeIdentifier) -> Bool {
-        var pending = [type]
-        var seen: Set<UniformTypeIdentifier> = []
-        while let next = pending.popLast() {
-            if next == other { return true }
-            guard seen.insert(next).inserted else { continue }
-            if next.isDynamic {
-                pending.append(.data)
-            } else {
-                pending.append(contentsOf: parents[next] ?? [])
-            }
-        }
-        return false
+        distance(from: type, to: other) != nil
     }
 
     /// How many steps up the tree from `type` to `other` (0: the same type), or nil when `type`

@@ -91,16 +91,8 @@ enum KeepAliveScenario {
 
     /// The action named `name` (nil: not one of these); `object` is the timeline step.
     static func action(_ name: String, _ object: JSONCursor) throws(Failure) -> PhoneScenario.KeepAliveAction? {
-        guard actionNames.contains(name) else {
-            try rejectFields(object, for: name)
-            return nil
-        }
-        for field in actionFields where object.member(field) != nil {
-            let owner = field == "network" ? "network" : "move_to"
-            if owner != name, let cursor = object.member(field) {
-                throw cursor.fail("\"\(field)\" applies only to \(owner)")
-            }
-        }
+        try rejectFields(object, for: name)
+        guard actionNames.contains(name) else { return nil }
         switch name {
         case "move_to":
             let latitude = try ScenarioParser.required("latitude", in: object)
@@ -125,11 +117,12 @@ enum KeepAliveScenario {
         }
     }
 
-    /// A step of another action carries none of these fields.
+    /// A step of action `name` carries none of these fields but its own.
     static func rejectFields(_ object: JSONCursor, for name: String) throws(Failure) {
         for field in actionFields {
-            if let cursor = object.member(field) {
-                throw cursor.fail("\"\(field)\" applies only to \(field == "network" ? "network" : "move_to")")
+            let owner = field == "network" ? "network" : "move_to"
+            if owner != name, let cursor = object.member(field) {
+                throw cursor.fail("\"\(field)\" applies only to \(owner)")
             }
         }
     }

@@ -19,8 +19,6 @@ extension PhoneScenario {
             self.opensInPlace = opensInPlace
             self.fileSharing = fileSharing
         }
-
-        var isEmpty: Bool { types.isEmpty && !opensInPlace && !fileSharing }
     }
 
     /// The content of a shared file.

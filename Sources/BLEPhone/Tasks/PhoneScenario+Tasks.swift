@@ -155,11 +155,11 @@ enum ScenarioTasks {
         case .submitRefresh(let id, nil): return .object(["submit_refresh": .string(id)])
         case .submitRefresh(let id, let earliest?):
             return .object([
-                "submit_refresh": .object(["task": .string(id), "earliest_s": .number(earliest.inSeconds)])
+                "submit_refresh": .object(["task": .string(id), "earliest_s": ScenarioEncoder.seconds(earliest)])
             ])
         case .submitProcessing(let id, let earliest, let power, let network):
             var object: [String: JSONValue] = ["task": .string(id)]
-            if let earliest { object["earliest_s"] = .number(earliest.inSeconds) }
+            if let earliest { object["earliest_s"] = ScenarioEncoder.seconds(earliest) }
             if power { object["requires_external_power"] = .bool(true) }
             if network { object["requires_network"] = .bool(true) }
             return .object(["submit_processing": .object(object)])
@@ -251,7 +251,7 @@ enum ScenarioTasks {
         case .ran(let id, let times, let notBefore):
             var object: [String: JSONValue] = ["task_ran": .string(id)]
             if let times { object["times"] = .number(Double(times)) }
-            if let notBefore { object["not_before_s"] = .number(notBefore.inSeconds) }
+            if let notBefore { object["not_before_s"] = ScenarioEncoder.seconds(notBefore) }
             return .object(object)
         case .completed(let id, let success):
             var object: [String: JSONValue] = ["task_completed": .string(id)]

@@ -21,7 +21,6 @@ package struct ScheduledTaskMachine: Sendable {
     package struct Pending: Sendable, Equatable {
         package var app: AppIdentifier
         package var request: ScheduledTaskRequest
-        package var submittedAt: VirtualInstant
         /// The last reason recorded for waiting (a change is recorded, a repeat is not).
         package var lastWhy: String?
     }
@@ -36,7 +35,6 @@ package struct ScheduledTaskMachine: Sendable {
     package struct Running: Sendable, Equatable {
         package var app: AppIdentifier
         package var request: ScheduledTaskRequest
-        package var run: Int
         package var phase: Phase
         package var simulated: Bool
     }
@@ -163,7 +161,7 @@ package struct ScheduledTaskMachine: Sendable {
             )
         }
         var actions: [ScheduledTaskAction] = []
-        let entry = Pending(app: app, request: request, submittedAt: now)
+        let entry = Pending(app: app, request: request)
         if let existing {
             pending[existing] = entry
             actions.append(.record(.replaced(id), app))
@@ -278,9 +276,6 @@ package struct ScheduledTaskMachine: Sendable {
         return actions
     }
 
-    /// The evaluation timer fired (it is set again by `evaluate`).
-    package mutating func evaluationFired() { evaluationAt = nil }
-
     /// The debugger's `_simulateLaunchForTaskWithIdentifier`: the pending request starts now,
     /// whatever the policy says (registration still applies). False when none is pending.
     package mutating func simulateLaunch(
@@ -349,7 +344,7 @@ package struct ScheduledTaskMachine: Sendable {
         apps[app, default: AppRecord()].starts[request.kind.isProcessing] = starts
         let notRunning = (facts.states[app] ?? .notRunning) == .notRunning
         let ready = !notRunning && apps[app]!.launchEnded
-        running[run] = Running(app: app, request: request, run: run, phase: .launching, simulated: simulated)
+        running[run] = Running(app: app, request: request, phase: .launching, simulated: simulated)
         var actions: [ScheduledTaskAction] = [
             .begin(
                 app, request, run: run, launch: notRunning, until: now.advanced(by: policy.timeLimit(for: request.kind))

@@ -250,11 +250,11 @@ struct SpanMerger {
     private var current: (start: Double, end: Double, count: Int)?
     private(set) var output = ""
 
-    init(style: String, top: Double, height: Double = PhoneTimelineSVG.overlayHeight, noun: String? = nil) {
+    init(style: String, top: Double, height: Double = PhoneTimelineSVG.overlayHeight, noun: String = "background task") {
         self.style = style
         self.top = top
         self.height = height
-        self.noun = noun ?? (style == "wake" ? "wake" : "background task")
+        self.noun = noun
     }
 
     mutating func add(_ start: Double, _ end: Double) {

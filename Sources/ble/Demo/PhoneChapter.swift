@@ -199,7 +199,7 @@ struct PhoneChapter {
         log.say(
             "headset app: \(figures.firmwareUpdatesCompleted) update completed over the phone's Bluetooth; "
                 + "the headset runs \(figures.headsetVersion)")
-        
+
         // F. Overnight on the charger: the BGProcessing update check runs while the phone is locked.
         await phone.home()
         await phone.lock()

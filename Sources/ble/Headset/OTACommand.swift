@@ -126,11 +126,6 @@ struct OTACommand: AsyncParsableCommand {
         }
     }
 
-    /// The last MAJOR.MINOR.PATCH in a file name ("headset-2.1.0.bin" → "2.1.0").
-    static func version(inFileName path: String) -> String? {
-        FirmwareVersion(inFileName: path)?.description
-    }
-
     /// Finds the headset by its address, connects and opens the protocol link.
     static func connect(
         _ address: BluetoothAddress, central: CentralManager, session: RadioSession, timeout: Double

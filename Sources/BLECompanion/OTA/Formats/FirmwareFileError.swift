@@ -74,20 +74,15 @@ public enum IntelHexProblem: Sendable, Hashable, CustomStringConvertible {
         case .lengthMismatch(let declared, let actual):
             "the byte count says \(declared) data bytes, the line holds \(actual)"
         case .checksum(let expected, let actual):
-            "checksum \(Self.hex(actual)) does not match the record (expected \(Self.hex(expected)))"
-        case .unknownRecordType(let type): "unknown record type \(Self.hex(type))"
-        case .malformedRecord(let type): "record type \(Self.hex(type)) has the wrong length or address"
+            "checksum \(hex(actual)) does not match the record (expected \(hex(expected)))"
+        case .unknownRecordType(let type): "unknown record type \(hex(type))"
+        case .malformedRecord(let type): "record type \(hex(type)) has the wrong length or address"
         case .overlap(let address): "data at 0x\(String(address, radix: 16, uppercase: true)) was already written"
         case .afterEndOfFile: "a record follows the end-of-file record"
         case .noEndOfFile: "the file ends without an end-of-file record (type 01)"
         case .noData: "the file has no data records"
         case .spanTooLarge(let span, let limit): "the data spans \(span) bytes, more than \(limit)"
         }
-    }
-
-    static func hex(_ byte: UInt8) -> String {
-        let text = String(byte, radix: 16, uppercase: true)
-        return byte < 16 ? "0" + text : text
     }
 }
 

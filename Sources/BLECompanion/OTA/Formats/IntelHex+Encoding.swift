@@ -26,11 +26,6 @@ extension IntelHexImage {
     private static func record(_ type: UInt8, address: UInt16 = 0, _ data: [UInt8] = []) -> String {
         let body = [UInt8(data.count), UInt8(address >> 8), UInt8(address & 0xFF), type] + data
         let checksum = 0 &- body.reduce(0, &+)
-        var line = ":"
-        for byte in body + [checksum] {
-            let digits = String(byte, radix: 16, uppercase: true)
-            line += byte < 16 ? "0" + digits : digits
-        }
-        return line + "\n"
+        return ":" + (body + [checksum]).map { hex($0) }.joined() + "\n"
     }
 }

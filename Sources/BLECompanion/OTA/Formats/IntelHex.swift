@@ -47,7 +47,6 @@ public struct IntelHexImage: Sendable, Hashable {
             if endLine != nil { throw .intelHex(line: lineNumber, .afterEndOfFile) }
             let record = try Self.record(text, line: lineNumber)
             records += 1
-            let fields = record.fields
             switch record.type {
             case 0x00:
                 guard !record.data.isEmpty else { continue }
@@ -60,7 +59,7 @@ public struct IntelHexImage: Sendable, Hashable {
                 guard record.data.count == 2, record.address == 0 else {
                     throw .intelHex(line: lineNumber, .malformedRecord(type: record.type))
                 }
-                let value = UInt64(fields.0) << 8 | UInt64(fields.1)
+                let value = record.data.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                 base = record.type == 0x02 ? value << 4 : value << 16
             case 0x03, 0x05:
                 guard record.data.count == 4, record.address == 0 else {
@@ -106,7 +105,7 @@ public struct IntelHexImage: Sendable, Hashable {
 
     /// One record: ':', byte count, 16-bit address, type, data, checksum, in hex digits.
     private static func record(_ text: ArraySlice<UInt8>, line: Int) throws(FirmwareFileError)
-        -> (type: UInt8, address: UInt16, data: ArraySlice<UInt8>, fields: (UInt8, UInt8))
+        -> (type: UInt8, address: UInt16, data: ArraySlice<UInt8>)
     {
         guard text.first == UInt8(ascii: ":") else { throw .intelHex(line: line, .noStartCode) }
         let digits = text.dropFirst()
@@ -132,8 +131,7 @@ public struct IntelHexImage: Sendable, Hashable {
             throw .intelHex(line: line, .checksum(expected: expected, actual: bytes[bytes.count - 1]))
         }
         let data = Array(bytes[4..<(4 + count)])[...]
-        let fields = count >= 2 ? (data[0], data[1]) : (0, 0)
-        return (bytes[3], UInt16(bytes[1]) << 8 | UInt16(bytes[2]), data, fields)
+        return (bytes[3], UInt16(bytes[1]) << 8 | UInt16(bytes[2]), data)
     }
 
     static func nibble(_ digit: UInt8) -> UInt8? {

@@ -117,8 +117,9 @@ public struct MCUbootImage: Sendable, Hashable {
             in: bytes, at: protectedStart + protectSize, magic: Self.tlvInfoMagic, name: "the TLV area", into: &tlvs)
         self.tlvs = tlvs
         trailingBytes = bytes.count - areaEnd
-        let hashes = tlvs.filter { $0.type == Self.sha256TLVType && !$0.isProtected }
-        guard let hash = hashes.first else { throw .missingHash }
+        guard let hash = tlvs.first(where: { $0.type == Self.sha256TLVType && !$0.isProtected }) else {
+            throw .missingHash
+        }
         guard hash.value.count == 32 else { throw .badHashLength(hash.value.count) }
         if flags & Self.encryptedFlags != 0 {
             hashVerified = false

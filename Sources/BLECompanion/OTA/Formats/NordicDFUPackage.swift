@@ -32,7 +32,9 @@ public struct NordicDFUPackage: Sendable, Hashable {
     /// The archive's entries, by name, as listed.
     public var entryNames: [String]
     /// Entries whose CRC-32 was checked (manifest and the named files).
-    public var checkedEntries: Int
+    public var checkedEntries: Int {
+        1 + images.count + images.filter { $0.datFile != nil }.count
+    }
 
     /// The image the headset takes: the application, or the only image there is.
     public var payload: Image? {
@@ -65,7 +67,6 @@ public struct NordicDFUPackage: Sendable, Hashable {
         guard case .object(let manifest)? = root["manifest"] else {
             throw .dfuPackage(.manifestShape(path: "manifest", expected: "an object"))
         }
-        var checked = 1
         var images: [Image] = []
         for kind in ImageKind.allCases {
             guard let value = manifest[kind.rawValue] else { continue }
@@ -77,20 +78,19 @@ public struct NordicDFUPackage: Sendable, Hashable {
                 throw .dfuPackage(.manifestShape(path: path + ".bin_file", expected: "a file name"))
             }
             let bin = try Self.read(binFile, namedBy: path + ".bin_file", from: &archive)
-            checked += 1
             var image = Image(kind: kind, binFile: binFile, bin: bin)
             if let datValue = entry["dat_file"] {
                 guard case .string(let datFile) = datValue else {
                     throw .dfuPackage(.manifestShape(path: path + ".dat_file", expected: "a file name"))
                 }
                 let dat = try Self.read(datFile, namedBy: path + ".dat_file", from: &archive)
-                checked += 1
                 image.datFile = datFile
                 image.initPacket = dat
                 image.decodedInitPacket = NordicInitPacket(decoding: dat)
                 if let packet = image.decodedInitPacket {
                     try Self.check(packet, against: bin, kind: kind, datFile: datFile)
-                    image.initPacketHashChecked = packet.hashType == NordicInitPacket.sha256HashType
+                    // `check` compares only a SHA-256 the packet carries.
+                    image.initPacketHashChecked = packet.hashType == NordicInitPacket.sha256HashType && packet.hash != nil
                 }
             }
             images.append(image)
@@ -98,7 +98,6 @@ public struct NordicDFUPackage: Sendable, Hashable {
         guard !images.isEmpty else { throw .dfuPackage(.noImages) }
         self.images = images
         self.entryNames = archive.entries.map(\.name)
-        self.checkedEntries = checked
     }
 
     /// The init packet's application size and SHA-256 must describe the binary beside it (the

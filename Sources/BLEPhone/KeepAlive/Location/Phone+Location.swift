@@ -16,7 +16,7 @@ extension Phone {
     /// a terminated one (not after the user force-quit it, unless
     /// `KeepAliveRules.locationRelaunchesAfterForceQuit`).
     public func moveTo(_ coordinate: CLLocationCoordinate2D) {
-        guard coordinate.isValid, coordinate.latitude.isFinite, coordinate.longitude.isFinite else {
+        guard coordinate.isValid else {
             logger.warning("moveTo: \(coordinate) is not on the Earth; the phone stays where it is")
             record(.note("move ignored: \(coordinate) is not on the Earth"))
             return
