@@ -29,12 +29,10 @@ extension HeadsetPhoneApp {
     func updateFirmware(to image: FirmwareImage) async {
         if let start = configuration.startFirmwareUpdate { return await start(image) }
         guard firmwareUpdate == nil else {
-            observer.update { $0.firmwareUpdatesFailed += 1 }
-            return await note("firmware update to \(image.version) failed: an update is already under way")
+            return await updateRefused(image, "an update is already under way")
         }
         guard let headset, toDevice != nil, await headset.state == .connected else {
-            observer.update { $0.firmwareUpdatesFailed += 1 }
-            return await note("firmware update to \(image.version) failed: the headset is not connected")
+            return await updateRefused(image, "the headset is not connected")
         }
         let task = await context.beginBackgroundTask(withName: "firmware update") { [self] in
             await firmwareUpdateTimeRanOut()
@@ -42,8 +40,7 @@ extension HeadsetPhoneApp {
         firmwareUpdate = FirmwareUpdateRun(task: task)
         guard let link = await freshUpdateLink() else {
             await endFirmwareUpdate()
-            observer.update { $0.firmwareUpdatesFailed += 1 }
-            return await note("firmware update to \(image.version) failed: the headset is not connected")
+            return await updateRefused(image, "the headset is not connected")
         }
         let target = HeadsetOTABinding(
             link: link, taskExecutor: context.executor, reconnect: { [self] in try await nextUpdateLink() })
@@ -67,6 +64,12 @@ extension HeadsetPhoneApp {
             observer.update { $0.firmwareUpdatesFailed += 1 }
             await note("firmware update to \(image.version) finished: failed: \(failure)")
         }
+    }
+
+    /// An update that could not start: counted as failed, and said why.
+    private func updateRefused(_ image: FirmwareImage, _ why: String) async {
+        observer.update { $0.firmwareUpdatesFailed += 1 }
+        await note("firmware update to \(image.version) failed: \(why)")
     }
 
     /// A new link over the current connection, or nil when the headset is not subscribed.

@@ -197,7 +197,7 @@ extension Phone {
     }
 
     private func documentReturned(_ url: URL, handled: Bool?, of app: AppIdentifier, launch: Int) {
-        guard runtime.apps[app]?.context?.launchNumber == launch else { return }
+        guard isCurrent(app, launch: launch) else { return }
         record(.callbackFinished(.openURL), app: app)
         record(.document(.handled(url: shownPath(url), handled: handled)), app: app)
     }

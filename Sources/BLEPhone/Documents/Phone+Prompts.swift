@@ -41,7 +41,7 @@ extension Phone {
 
     /// Shows the app's alert and waits for the user's answer (nil when the app ends first).
     func presentAlert(_ alert: AppAlert, for app: AppIdentifier, launch: Int) async -> String? {
-        guard runtime.apps[app]?.context?.launchNumber == launch, !alert.actions.isEmpty else { return nil }
+        guard isCurrent(app, launch: launch), !alert.actions.isEmpty else { return nil }
         return await withCheckedContinuation { continuation in
             runtime.documents.lastPromptID += 1
             let id = runtime.documents.lastPromptID

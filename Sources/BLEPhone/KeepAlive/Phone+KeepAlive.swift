@@ -15,10 +15,6 @@ extension Phone {
     /// What the phone counted of keep-alive modes.
     public var keepAliveCounters: KeepAliveCounters { runtime.keepAlive.counters }
 
-    /// The instance of `launch` is the app's live one (calls from an ended instance do nothing).
-    func isCurrent(_ app: AppIdentifier, launch: Int) -> Bool {
-        runtime.apps[app]?.context?.launchNumber == launch
-    }
 
     /// Changes the app's keep-alive state (made on first use).
     func withKeepAlive<T>(_ app: AppIdentifier, _ change: (inout AppKeepAlive) -> T) -> T {

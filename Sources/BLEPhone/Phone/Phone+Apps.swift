@@ -93,6 +93,11 @@ extension Phone {
         }
     }
 
+    /// The instance of `launch` is the app's live one (calls from an ended instance do nothing).
+    func isCurrent(_ app: AppIdentifier, launch: Int) -> Bool {
+        runtime.apps[app]?.context?.launchNumber == launch
+    }
+
     // MARK: Driving the lifecycle
 
     /// Feeds one input to the app's lifecycle and performs what it returns.
@@ -205,7 +210,7 @@ extension Phone {
     }
 
     private func callbackReturned(_ callback: AppCallback, of app: AppIdentifier, launch: Int) {
-        guard runtime.apps[app]?.context?.launchNumber == launch else { return }
+        guard isCurrent(app, launch: launch) else { return }
         record(.callbackFinished(callback), app: app)
         feed(app) { $0.callbackFinished(callback) }
         keepAliveSawCallbackFinished(callback, of: app)
@@ -224,7 +229,7 @@ extension Phone {
     }
 
     private func appClosureReturned(_ callback: AppCallback, of app: AppIdentifier, launch: Int) {
-        guard runtime.apps[app]?.context?.launchNumber == launch else { return }
+        guard isCurrent(app, launch: launch) else { return }
         record(.callbackFinished(callback), app: app)
     }
 }

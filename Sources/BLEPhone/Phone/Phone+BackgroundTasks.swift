@@ -19,7 +19,7 @@ extension Phone {
 
     /// UIApplication `endBackgroundTask(_:)`.
     func endBackgroundTask(_ identifier: Int, for app: AppIdentifier, launch: Int) {
-        guard runtime.apps[app]?.context?.launchNumber == launch else { return }
+        guard isCurrent(app, launch: launch) else { return }
         runtime.apps[app]!.expirationHandlers[identifier] = nil
         performBudget(runtime.apps[app]!.budget.end(identifier), for: app)
     }

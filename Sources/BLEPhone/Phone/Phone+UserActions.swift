@@ -58,13 +58,13 @@ extension Phone {
     /// `UIApplication.isIdleTimerDisabled` for the instance of `launch`: while the app in front
     /// has it set, the phone does not lock by itself.
     func setIdleTimerDisabled(_ disabled: Bool, for app: AppIdentifier, launch: Int) {
-        guard runtime.apps[app]?.context?.launchNumber == launch else { return }
+        guard isCurrent(app, launch: launch) else { return }
         runtime.apps[app]!.idleTimerDisabled = disabled
         if runtime.front == app { restartIdleTimer() }
     }
 
     func idleTimerDisabled(for app: AppIdentifier, launch: Int) -> Bool {
-        guard runtime.apps[app]?.context?.launchNumber == launch else { return false }
+        guard isCurrent(app, launch: launch) else { return false }
         return runtime.apps[app]!.idleTimerDisabled
     }
 

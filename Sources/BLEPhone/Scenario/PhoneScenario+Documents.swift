@@ -98,7 +98,6 @@ extension PhoneScenario.DocumentExpectation: CustomStringConvertible {
 
 extension ScenarioParser {
     static let documentActionNames = ["share", "open_in", "answer_prompt"]
-    /// Also in `PhoneScenarioNames.expectations`.
     static let documentExpectationNames = ["documents_opened", "in_inbox", "prompts_shown", "prompt_answered"]
 
     /// `document_types`, `opens_in_place`, `file_sharing` of `app`.

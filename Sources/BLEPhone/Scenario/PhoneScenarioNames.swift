@@ -56,8 +56,7 @@ enum PhoneScenarioNames {
     static let baseExpectations = [
         "state", "killed", "never_killed", "launches", "relaunches", "delivered_at_least", "delivered_at_most",
         "no_dropped_events", "alerts_at_least", "note",
-        "documents_opened", "in_inbox", "prompts_shown", "prompt_answered",
-    ] + ScenarioTasks.expectationKeys
+    ] + ScenarioParser.documentExpectationNames + ScenarioTasks.expectationKeys
 
     static func terminationReason(named name: String) -> TerminationReason? {
         TerminationReason.all.first { $0.name == name }

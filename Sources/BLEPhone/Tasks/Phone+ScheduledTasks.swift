@@ -74,7 +74,7 @@ extension Phone {
     }
 
     func completeScheduledTask(run: Int, of app: AppIdentifier, launch: Int, success: Bool) {
-        guard runtime.apps[app]?.context?.launchNumber == launch else { return }
+        guard isCurrent(app, launch: launch) else { return }
         performTasks(withTaskMachine { $0.completed(run, success: success, bySystem: false) })
         requestTaskEvaluation()
     }
