@@ -42,6 +42,13 @@ extension Phone {
         syncKeepAliveHolds(app)
     }
 
+    /// When the handling `timer` ends it: the deadline `beginHandling` set (the handler may run
+    /// later than that began, after a launch or while waiting for a delegate), else `allowance`
+    /// from now.
+    func handlingDeadline(_ app: AppIdentifier, _ timer: KeepAliveTimer, allowance: Duration) -> VirtualInstant {
+        runtime.timers[.keepAlive(app, timer)]?.deadline ?? simulation.now.advanced(by: allowance)
+    }
+
     /// Ends handling an event: false when it was not under way (a second or late completion).
     @discardableResult
     func endHandling(_ handling: Handling, of app: AppIdentifier, timer: KeepAliveTimer) -> Bool {

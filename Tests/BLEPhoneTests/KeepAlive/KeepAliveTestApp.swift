@@ -18,6 +18,8 @@ struct KeepAliveBehaviour: Sendable {
     var completeURLSession = true
     /// At launch: set a PushKit registry delegate.
     var pushRegistry = false
+    /// Set it only after this long of the launch (pushes wait for it meanwhile).
+    var pushRegistryDelay: Duration?
     /// In the VoIP push handler: report a call, then call the completion.
     var reportCall = true
     var completePush = true
@@ -57,6 +59,7 @@ actor KeepAliveApp: PhoneApp, CLLocationManagerDelegate, BLEPhone.URLSessionDele
         }
         if behaviour.pushRegistry {
             provider = context.callProvider()
+            if let delay = behaviour.pushRegistryDelay { try? await context.clock.sleep(for: delay) }
             await context.pushRegistry().setDelegate(self)
         }
     }

@@ -45,6 +45,31 @@ struct PushKeepAliveTests {
         #expect(counters.callsReported == 1)
     }
 
+    @Test(
+        "A VoIP push that waits 5 s for its registry delegate is traced as due when its 30 s report allowance really ends, counted from the push"
+    )
+    func voipHandlingDeadline() async throws {
+        var behaviour = KeepAliveBehaviour(pushRegistry: true)
+        behaviour.pushRegistryDelay = .seconds(5)
+        let radio = VirtualRadio()
+        let trace = try await radio.simulation.run { [behaviour] in
+            let world = await PhoneWorld.make(.ios17, radio: radio)
+            let app = await world.installKeepAlive("com.example.talk", modes: [.voip], behaviour: behaviour)
+            try await world.at(10)
+            await world.phone.deliverVoIPPush(to: app, payload: [:])
+            try await world.at(100)
+            return await world.phone.trace.filter { $0.app == app }
+        }
+        let launched = try #require(trace.first { if case .launched = $0.event { true } else { false } })
+        let handling = try #require(
+            trace.compactMap { entry -> (VirtualInstant, VirtualInstant)? in
+                guard case .keepAlive(.pushHandling(.voip, _, let until)) = entry.event else { return nil }
+                return (entry.time, until)
+            }.first)
+        #expect(handling.0 == launched.time.advanced(by: .seconds(5)))
+        #expect(handling.1 == launched.time.advanced(by: .seconds(30)))
+    }
+
     @Test("iOS 13+: a VoIP push not reported to CallKit kills the app (0xbaadca11) at its completion; iOS 12 does not")
     func voipNotReported() async throws {
         for profile in [PhoneProfile.ios12, .ios17] {

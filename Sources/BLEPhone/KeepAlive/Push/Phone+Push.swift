@@ -84,7 +84,8 @@ extension Phone {
             return
         }
         runtime.keepAlive.counters.pushesDelivered += 1
-        let until = simulation.now.advanced(by: runtime.keepAlive.rules.silentPushWindow)
+        let until = handlingDeadline(
+            app, .silentPushWindow(serial), allowance: runtime.keepAlive.rules.silentPushWindow)
         record(.keepAlive(.pushHandling(.silent, serial: serial, until: until)), app: app)
         runOnApp(app, .didReceiveRemoteNotification) { [self] in
             await instance.didReceiveRemoteNotification(payload) { [self] _ in
@@ -155,7 +156,7 @@ extension Phone {
             return
         }
         runtime.keepAlive.counters.pushesDelivered += 1
-        let until = simulation.now.advanced(by: runtime.keepAlive.rules.voipReportAllowance)
+        let until = handlingDeadline(app, .voipReport(serial), allowance: runtime.keepAlive.rules.voipReportAllowance)
         record(.keepAlive(.pushHandling(.voip, serial: serial, until: until)), app: app)
         let (registry, delegate, launch) = (slot.registry, slot.delegate, slot.launch)
         runOnApp(app, .didReceiveIncomingPush) { [self] in

@@ -116,7 +116,8 @@ extension Phone {
         guard let instance = runtime.apps[app]?.instance, let launch = runtime.apps[app]?.context?.launchNumber else {
             return
         }
-        let until = simulation.now.advanced(by: runtime.keepAlive.rules.urlSessionCompletionAllowance)
+        let until = handlingDeadline(
+            app, .urlSessionCompletion(identifier), allowance: runtime.keepAlive.rules.urlSessionCompletionAllowance)
         record(.keepAlive(.sessionEventsHandling(session: identifier, until: until)), app: app)
         runOnApp(app, .handleEventsForBackgroundURLSession) { [self] in
             await instance.handleEventsForBackgroundURLSession(identifier: identifier) { [self] in
