@@ -281,9 +281,11 @@ public final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked 
                     continue
                 }
             }
+            // Published before the event's action runs: code the action calls in place (a
+            // notification handed on to the phone and its app) reads the event's own time.
+            publishedNow.store(next.nanoseconds, ordering: .releasing)
             queue.runNext()
             eventsRun.wrappingAdd(1, ordering: .relaxed)
-            publishedNow.store(queue.now.nanoseconds, ordering: .releasing)
         }
     }
 

@@ -75,6 +75,8 @@ public actor Peripheral {
     var servicesDiscovered = false
     var valueListeners: [UInt16: Subscribers<[UInt8]>] = [:]
     var eventListeners = Subscribers<PeripheralEvent>()
+    /// Takes each value in place, before the streams (`observeValues`).
+    var valueObserver: ValueObserver?
     var disconnectionWaiters = WaiterQueue()
     /// One GATT procedure at a time (`serialised`).
     var procedureGate = ProcedureGate()
@@ -246,8 +248,23 @@ public actor Peripheral {
         serviceRecords.values[slot].characteristics?[index].value = value
         if valueListeners[attributeHandle]?.offer(value) == true { valueListeners[attributeHandle]?.dropEnded() }
         // The snapshot costs more than the value's trip: build it only for a listener.
-        guard !eventListeners.isEmpty, let record = serviceRecords[start]?.characteristics?[index] else { return }
-        eventListeners.yield(.valueUpdated(snapshot(record), value))
+        guard !eventListeners.isEmpty || valueObserver != nil,
+            let record = serviceRecords[start]?.characteristics?[index]
+        else { return }
+        let characteristic = snapshot(record)
+        valueObserver?(self, characteristic, value)
+        if !eventListeners.isEmpty { eventListeners.yield(.valueUpdated(characteristic, value)) }
+    }
+
+    /// Called in the peripheral's isolation with each value of a discovered characteristic as
+    /// it arrives (a notification, an indication or a read's answer), before the event streams.
+    package typealias ValueObserver = @Sendable (isolated Peripheral, Characteristic, [UInt8]) -> Void
+
+    /// Sets the one observer that takes values in place (nil: none). For a reader on this
+    /// peripheral's executor that must see every value at once and in order: the phone's system
+    /// service, which would otherwise resume a task of its own for each notification.
+    package func observeValues(_ observer: ValueObserver?) {
+        valueObserver = observer
     }
 
     /// Reports readiness once the link has room again (once per time it was found full): the

@@ -193,14 +193,12 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         guard frame.payload.count <= maximumPayloadLength else {
             throw .messageTooLong(length: frame.payload.count, maximum: maximumPayloadLength)
         }
-        // Takes the turn when free; a waiter is handed the turn (`isSending` stays set).
-        await WaiterQueue.wait(unless: {
-            guard isSending else {
-                isSending = true
-                return true
-            }
-            return false
-        }) { sendQueue.append($0) }
+        // Takes the turn when free; a waiter is handed the turn (`isSending` stays set). Taken
+        // here first, without the call to `wait`, which costs a switch of executor even when
+        // it does not wait.
+        if !claimSendingTurn() {
+            await WaiterQueue.wait(unless: { claimSendingTurn() }) { sendQueue.append($0) }
+        }
         // Hands the turn to the next frame waiting, or frees it.
         defer {
             if !sendQueue.resumeFirst() { isSending = false }
@@ -214,6 +212,15 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         }
         statistics.framesSent += 1
         logger.trace("device protocol: sent \(frame)")
+    }
+
+    /// Takes the sending turn if nobody holds it.
+    private func claimSendingTurn() -> Bool {
+        guard isSending else {
+            isSending = true
+            return true
+        }
+        return false
     }
 
     // MARK: Receiving

@@ -1,6 +1,7 @@
 import BLE
 import BLEHost
 import Foundation
+import Synchronization
 
 /// A message from one central, as the device side receives it.
 public struct DeviceSideIncoming<Message: DeviceProtocolMessage>: Sendable, Hashable {
@@ -30,6 +31,19 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         let connection: DeviceConnection<P.ToApp, P.ToDevice>
         let pump: Task<Void, Never>
         var flowControlWaits = 0
+        /// For a subscription's conversation (a channel's reads its channel's MTU).
+        var chunkLength: ChunkLength? = nil
+    }
+
+    /// A subscribed central's chunk length (ATT_MTU − 3), kept where its connection reads it
+    /// without a call into the link (each would cost the sending task two switches of executor).
+    private final class ChunkLength: Sendable {
+        private let value: Atomic<Int>
+        init(_ value: Int) { self.value = Atomic(value) }
+        var current: Int {
+            get { value.load(ordering: .relaxed) }
+            set { value.store(newValue, ordering: .relaxed) }
+        }
     }
 
     public nonisolated let manager: PeripheralManager
@@ -146,13 +160,19 @@ public actor DeviceSideLink<P: DeviceProtocol> {
     public func send(_ message: P.ToApp) async throws(DeviceProtocolError) {
         let centrals = subscribedCentrals
         guard !centrals.isEmpty else { throw .notSubscribed }
-        for central in centrals { try await send(message, to: central) }
+        // Straight to each connection: a call to `send(_:to:)` would cost a switch of executor.
+        for central in centrals { try await connection(to: central).send(message) }
     }
 
     /// Sends an event to one central.
     public func send(_ message: P.ToApp, to central: Central) async throws(DeviceProtocolError) {
+        try await connection(to: central).send(message)
+    }
+
+    /// The conversation's connection with a reachable `central`.
+    private func connection(to central: Central) throws(DeviceProtocolError) -> DeviceConnection<P.ToApp, P.ToDevice> {
         guard let peer = reachable(central) else { throw .notSubscribed }
-        try await peer.connection.send(message)
+        return peer.connection
     }
 
     /// Sends a request to one central and returns its response.
@@ -216,10 +236,6 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         }
     }
 
-    private func maximumChunkLength(for id: UUID) -> Int {
-        peers[id]?.central.maximumUpdateValueLength ?? 20
-    }
-
     // MARK: Receiving
 
     private func received(_ batch: [ATTRequest]) async {
@@ -263,18 +279,17 @@ public actor DeviceSideLink<P: DeviceProtocol> {
     private func peer(for central: Central) -> Peer {
         if var peer = peers[central.identifier] {
             peer.central = central
+            peer.chunkLength?.current = central.maximumUpdateValueLength
             peers[central.identifier] = peer
             return peer
         }
         let id = central.identifier
         let link = WeakReference(self)
+        let chunkLength = ChunkLength(central.maximumUpdateValueLength)
         let connection = DeviceConnection<P.ToApp, P.ToDevice>(
             executor: manager.unownedExecutor, executorOwner: manager,
             transport: DeviceChunkTransport(
-                maximumChunkLength: {
-                    guard let link = link.value else { return 20 }
-                    return await link.maximumChunkLength(for: id)
-                },
+                maximumChunkLength: { chunkLength.current },
                 send: { chunk throws(DeviceProtocolError) in
                     guard let link = link.value else { throw .linkClosed }
                     try await link.notify(chunk, to: id)
@@ -285,7 +300,8 @@ public actor DeviceSideLink<P: DeviceProtocol> {
         let pump = Task(executorPreference: configuration.taskExecutor) { [connection] in
             await Self.forward(connection, from: central, to: sink)
         }
-        let peer = Peer(central: central, isSubscribed: false, connection: connection, pump: pump)
+        let peer = Peer(
+            central: central, isSubscribed: false, connection: connection, pump: pump, chunkLength: chunkLength)
         peers[id] = peer
         return peer
     }

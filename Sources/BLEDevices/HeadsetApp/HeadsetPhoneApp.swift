@@ -180,11 +180,26 @@ public actor HeadsetPhoneApp: PhoneApp {
                 await note("undecodable frame from the headset: \(error)")
                 continue
             }
-            await handleDeviceMessage(message)
+            // A heartbeat, once a second all day long, is handled without an async call: each
+            // would cost the app's task a switch of executor.
+            if !handledInPlace(message) { await handleDeviceMessage(message) }
         }
     }
 
     func handleDeviceMessage(_ message: HeadsetDeviceMessage) async {
+        guard !handledInPlace(message) else { return }
+        switch message {
+        case .gesture, .proximity, .audioJack, .volume, .battery, .openCamera:
+            observer.update { $0.deviceEvents += 1 }
+            await speakPrompt(for: message)
+        default:
+            break
+        }
+    }
+
+    /// Handles `message` if it needs no waiting (a heartbeat ticks the device-driven schedule);
+    /// false for one that does.
+    func handledInPlace(_ message: HeadsetDeviceMessage) -> Bool {
         switch message {
         case .heartbeat(let number):
             observer.update {
@@ -198,11 +213,11 @@ public actor HeadsetPhoneApp: PhoneApp {
                 case .periodicSync: observer.update { $0.jobRuns += 1 }
                 }
             }
+            return true
         case .gesture, .proximity, .audioJack, .volume, .battery, .openCamera:
-            observer.update { $0.deviceEvents += 1 }
-            await speakPrompt(for: message)
+            return false
         default:
-            break
+            return true
         }
     }
 

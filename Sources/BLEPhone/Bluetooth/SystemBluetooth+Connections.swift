@@ -68,7 +68,7 @@ extension SystemBluetooth {
                 }
             case .connected(let client, let identifier, let alert):
                 guard let peripheral = await systemPeripheral(identifier) else { continue }
-                watch(peripheral)
+                await watch(peripheral)
                 let name = Self.quoted(await peripheral.name)
                 await offerCentral(
                     client.app, client.manager, .connection, "connected \(name) \(identifier)",

@@ -72,7 +72,7 @@ extension SystemBluetooth {
         let key = CharacteristicKey(peripheral: identifier, valueHandle: characteristic.handle)
         let write = links.setNotify(enabled, client, key)
         defer { restorationMayHaveChanged() }
-        if enabled { watch(peripheral) }
+        if enabled { await watch(peripheral) }
         do {
             try await perform(
                 .notificationStateUpdate, "\(enabled ? "subscribe to" : "unsubscribe from") \(characteristic.uuid)",
@@ -101,62 +101,47 @@ extension SystemBluetooth {
         }
     }
 
-    /// Reads the peripheral's events (once per peripheral, for the service's lifetime).
-    func watch(_ peripheral: Peripheral) {
-        let identifier = peripheral.identifier
-        guard watched[identifier] == nil else { return }
+    /// Takes the peripheral's values in place (once per peripheral, for the service's lifetime):
+    /// the service runs on its central's executor, the peripheral's, so each notification goes
+    /// on to the apps in the call that brought it, with no task resumed for it.
+    func watch(_ peripheral: Peripheral) async {
+        guard watched.insert(peripheral.identifier).inserted else { return }
         let service = WeakReference(self)
-        watched[identifier] = spawn {
-            let events = await peripheral.events()
-            await Self.follow(events, in: peripheral) { characteristic, value in
-                guard let self = service.value else { return false }
-                await self.valueUpdated(peripheral, characteristic, value)
-                return true
+        await peripheral.observeValues { peripheral, characteristic, value in
+            service.value?.inPlace(passing: (peripheral, characteristic, value, peripheral.name)) {
+                $0.valueUpdated($1.0, $1.1, $1.2, name: $1.3)
             }
-        }
-    }
-
-    /// Hands the peripheral's values to `valueUpdated` until it returns false or the events
-    /// end, waiting in the peripheral's isolation: one resumption per notification, where a
-    /// loop on the generic executor would switch there and back each time.
-    private static func follow(
-        _ events: EventStream<PeripheralEvent>, in peripheral: isolated Peripheral,
-        _ valueUpdated: nonisolated(nonsending) (Characteristic, [UInt8]) async -> Bool
-    ) async {
-        for await event in events {
-            guard case .valueUpdated(let characteristic, let value) = event else { continue }
-            guard await valueUpdated(characteristic, value) else { return }
         }
     }
 
     /// A notification or indication: to every app subscribed, coalescable per characteristic,
     /// with the NotifyOnNotification alert for the most recently foregrounded app that asked.
-    func valueUpdated(_ peripheral: Peripheral, _ characteristic: Characteristic, _ value: [UInt8]) async {
+    func valueUpdated(_ peripheral: Peripheral, _ characteristic: Characteristic, _ value: [UInt8], name: String?) {
         let identifier = peripheral.identifier
         let key = CharacteristicKey(peripheral: identifier, valueHandle: characteristic.handle)
         let receivers = links.subscribers(of: key)
         guard !receivers.isEmpty else { return }
         let alerted = links.alertReceiver(receivers, identifier, foregroundedAt) { $0.notifyOnNotification }
-        let label = await notificationLabel(key, characteristic, peripheral)
+        let label = notificationLabel(key, characteristic, name: name)
         // The same for every receiver: built once per notification, not once per app.
         let summary = label.summaryPrefix + String(value.count) + " octets"
         let coalescingKey = label.coalescingKey
         for client in receivers {
             let alert = client == alerted ? "\(client.app): notification from \(label.quotedName)" : nil
-            await offerCentral(
-                client.app, client.manager, .valueUpdate, summary, coalescingKey: coalescingKey, alert: alert
-            ) { manager in
-                .valueUpdated(manager.handle(for: peripheral), characteristic, value)
-            }
+            guard
+                let delivery = centralDelivery(
+                    client.app, client.manager, .valueUpdate, summary, coalescingKey: coalescingKey, alert: alert,
+                    { manager in .valueUpdated(manager.handle(for: peripheral), characteristic, value) })
+            else { continue }
+            offerInPlace(delivery, to: client.app)
         }
     }
 
     /// The cached words for `key`'s notifications, made again when the peripheral's name or the
     /// characteristic changed.
-    private func notificationLabel(
-        _ key: CharacteristicKey, _ characteristic: Characteristic, _ peripheral: Peripheral
-    ) async -> NotificationLabel {
-        let name = await peripheral.name
+    private func notificationLabel(_ key: CharacteristicKey, _ characteristic: Characteristic, name: String?)
+        -> NotificationLabel
+    {
         if let label = notificationLabels[key], label.name == name, label.uuid == characteristic.uuid { return label }
         let quotedName = Self.quoted(name)
         let label = NotificationLabel(

@@ -1,4 +1,5 @@
 import BLE
+import BLEHost
 import BLEWire
 import BLELocking
 import BLESimulation
@@ -46,8 +47,13 @@ package actor SystemBluetooth {
     /// When set, deliveries go here instead of to the phone (tests and tools that play the
     /// phone's part).
     var deliveryInterceptor: (@Sendable (AppBluetoothDelivery, AppIdentifier) -> Void)?
-    /// Peripherals whose events are read (value updates), by identifier.
-    var watched: [UUID: Task<Void, Never>] = [:]
+    /// Peripherals whose values are taken (`watch`), by identifier.
+    var watched: Set<UUID> = []
+    /// Whether the phone runs on this service's executor (a virtual radio of the phone's
+    /// simulation), so that `offerInPlace` hands it deliveries in place.
+    var phoneSharesExecutor = false
+    /// Deliveries `offerInPlace` could not hand over in place, for `forwardOffers`, in order.
+    var offers: EventStream<PendingOffer>.Continuation?
     /// Who holds which link and subscription (the decisions; this actor carries them out).
     var links = LinkTable()
     /// Per characteristic notifying apps: the words of its notifications' summaries and its
@@ -123,6 +129,17 @@ package actor SystemBluetooth {
 
     package func attach(to phone: Phone) {
         self.phone = phone
+        phoneSharesExecutor = (central.stack.executor as AnyObject) === phone.simulation.executor
+        guard !phoneSharesExecutor, offers == nil else { return }
+        let (stream, continuation) = EventStream.makeStream(of: PendingOffer.self)
+        offers = continuation
+        let service = WeakReference(self)
+        spawn {
+            for await offer in stream {
+                guard let phone = await service.value?.phone else { return }
+                await phone.offer(offer.delivery, to: offer.app)
+            }
+        }
     }
 
     /// Sends deliveries to `interceptor` instead of the phone (nil: to the phone again).
@@ -186,13 +203,34 @@ package actor SystemBluetooth {
 
     /// Hands `delivery` to the phone, which decides when the app sees it.
     func send(_ delivery: AppBluetoothDelivery, to app: AppIdentifier) async {
-        if let deliveryInterceptor { return deliveryInterceptor(delivery, app) }
+        guard let phone = route(delivery, to: app) else { return }
+        await phone.offer(delivery, to: app)
+    }
+
+    /// Hands `delivery` to the phone without waiting: in place when the phone runs on this
+    /// service's executor, else to the task that offers them one after the other.
+    func offerInPlace(_ delivery: AppBluetoothDelivery, to app: AppIdentifier) {
+        guard let phone = route(delivery, to: app) else { return }
+        if phoneSharesExecutor {
+            phone.inPlace(passing: (delivery, app)) { $0.offer($1.0, to: $1.1) }
+        } else {
+            offers?.yield(PendingOffer(delivery: delivery, app: app))
+        }
+    }
+
+    /// The phone to hand `delivery` to; nil when the interceptor took it, or when there is no
+    /// phone (counted and logged).
+    func route(_ delivery: AppBluetoothDelivery, to app: AppIdentifier) -> Phone? {
+        if let deliveryInterceptor {
+            deliveryInterceptor(delivery, app)
+            return nil
+        }
         guard let phone else {
             statistics.undelivered += 1
             logger.warning("system Bluetooth: no phone for \(app)'s \(delivery.kind) (\(delivery.summary))")
-            return
+            return nil
         }
-        await phone.offer(delivery, to: app)
+        return phone
     }
 
     /// Offers a central-manager event; `make` builds it with the manager attached when the
@@ -202,10 +240,23 @@ package actor SystemBluetooth {
         coalescingKey: String? = nil, alert: String? = nil,
         _ make: @escaping @Sendable (PhoneCentralManager) -> PhoneCentralManagerEvent
     ) async {
-        guard let mailbox = apps[app]?.centrals[id]?.mailbox else { return }
+        guard
+            let delivery = centralDelivery(
+                app, id, kind, summary, coalescingKey: coalescingKey, alert: alert, make)
+        else { return }
+        await send(delivery, to: app)
+    }
+
+    /// A central-manager event for `app`'s manager `id`, nil when the app has no such manager.
+    func centralDelivery(
+        _ app: AppIdentifier, _ id: ManagerID, _ kind: BluetoothEventKind, _ summary: String,
+        coalescingKey: String?, alert: String?,
+        _ make: @escaping @Sendable (PhoneCentralManager) -> PhoneCentralManagerEvent
+    ) -> AppBluetoothDelivery? {
+        guard let mailbox = apps[app]?.centrals[id]?.mailbox else { return nil }
         let logger = self.logger
         let lost = unattachedDeliveries
-        let delivery = AppBluetoothDelivery(
+        return AppBluetoothDelivery(
             manager: id, kind: kind, summary: summary, coalescingKey: coalescingKey, alert: alert
         ) {
             let delivered = mailbox.deliver { manager in manager.yield(make(manager)) }
@@ -213,7 +264,6 @@ package actor SystemBluetooth {
             lost.withLock { $0 += 1 }
             logger.warning("system Bluetooth: \(app)'s \(id) is not attached; \(kind) not delivered")
         }
-        await send(delivery, to: app)
     }
 
     /// Offers a peripheral-manager event.
@@ -251,4 +301,10 @@ package struct SystemBluetoothStatistics: Sendable, Hashable {
     package var advertisingFailures = 0
     /// Restore identifiers the declaration does not list (ignored).
     package var undeclaredRestoreIdentifiers = 0
+}
+
+/// A delivery on its way to the phone from a service on another executor (`offerInPlace`).
+struct PendingOffer: Sendable {
+    let delivery: AppBluetoothDelivery
+    let app: AppIdentifier
 }

@@ -25,8 +25,8 @@ extension Phone {
         let executor = simulation.executor
         simulation.perform { [self] queue in
             let token = queue.schedule(at: time) { [self] in
-                // Handled in a job, not in the event's action: during the action the phone's
-                // clock still reads the previous event's time.
+                // Handled in a job of its own, after the jobs already queued for this instant,
+                // as the phone's other work is.
                 Task(executorPreference: executor) { await self.timerFired(timer, generation: generation) }
             }
             // The action runs on the simulation thread, the phone's executor.
