@@ -38,7 +38,7 @@ extension PeripheralManager {
     /// ATT_MTU − 3 (Vol 3 Part F §3.4.7.1) — then a stored value takes the new value. Returns
     /// the value handle and the connections `only` names (nil: every subscriber).
     func beginUpdate(_ value: [UInt8], for characteristic: Characteristic, onSubscribedCentrals only: [Central]?)
-        throws(BLEError) -> (valueHandle: UInt16, wanted: Set<ConnectionHandle>?)
+        throws(BLEError) -> (valueHandle: UInt16, wanted: [ConnectionHandle]?)
     {
         try checkPoweredOn()
         let (_, definition) = try locate(characteristic)
@@ -49,7 +49,8 @@ extension PeripheralManager {
             throw .valueTooLong(length: value.count, maximum: Peripheral.maximumValueLength)
         }
         let valueHandle = characteristic.handle
-        let wanted = only.map { Set($0.map(\.connection)) }
+        // A list, not a set: it names a central or two, and is made for every update.
+        let wanted = only.map { $0.map(\.connection) }
         var tooLong: Int?
         forEachTarget(of: valueHandle, among: wanted) { connection, _ in
             let maximum = stack.inPlace(passing: connection) { $0.attMTU(on: $1) } - 3
@@ -66,7 +67,7 @@ extension PeripheralManager {
     /// handle order, and whether it gets an indication (it enabled only indications). One
     /// central, the usual case, needs no sorted list.
     func forEachTarget(
-        of valueHandle: UInt16, among wanted: Set<ConnectionHandle>?, _ body: (ConnectionHandle, Bool) -> Void
+        of valueHandle: UInt16, among wanted: [ConnectionHandle]?, _ body: (ConnectionHandle, Bool) -> Void
     ) {
         func visit(_ connection: ConnectionHandle) {
             guard let subscription = subscriptions[connection]?[valueHandle],

@@ -187,7 +187,10 @@ public actor DeviceConnection<Sent: DeviceProtocolMessage, Received: DeviceProto
         continuation.resume(returning: .failure(error))
     }
 
-    /// Sends a frame's chunks, after the frames before it.
+    /// Sends a frame's chunks, after the frames before it. Inlined into its callers: a call
+    /// between two async methods of the actor costs a switch of executor, and an event sent
+    /// every second all day makes one.
+    @inline(__always)
     private func transmit(_ frame: DeviceFrame) async throws(DeviceProtocolError) {
         guard !isClosed else { throw .linkClosed }
         guard frame.payload.count <= maximumPayloadLength else {

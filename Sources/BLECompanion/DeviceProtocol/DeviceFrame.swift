@@ -50,14 +50,19 @@ public struct DeviceFrame: Sendable, Hashable, CustomStringConvertible {
     /// payloads within `maximumPayloadLength`.
     public var encoded: [UInt8] {
         let length = UInt16(clamping: payload.count)
-        var bytes: [UInt8] = [
+        // One allocation, of the frame's final size.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.overhead + Int(length))
+        for header in [
             Self.sync, Self.version << 4 | kind.rawValue, messageType, sequence,
             UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8),
-        ]
-        bytes.reserveCapacity(Self.overhead + Int(length))
+        ] {
+            bytes.append(header)
+        }
         bytes += payload.prefix(Int(length))
         let crc = DeviceChecksum.crc16CCITT(bytes)
-        bytes += [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8)]
+        bytes.append(UInt8(truncatingIfNeeded: crc))
+        bytes.append(UInt8(truncatingIfNeeded: crc >> 8))
         return bytes
     }
 

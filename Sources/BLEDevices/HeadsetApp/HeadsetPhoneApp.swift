@@ -89,9 +89,17 @@ public actor HeadsetPhoneApp: PhoneApp {
 
     // MARK: Bluetooth
 
-    /// The manager's events, one at a time, read in the app's isolation.
+    /// The manager's events, one at a time, read in the app's isolation. Values go straight to
+    /// `receive`: the headset notifies every second, all day, and each async call on their way
+    /// costs the app's task a switch of executor.
     func follow(_ central: PhoneCentralManager) async {
-        for await event in central.events { await handle(event) }
+        for await event in central.events {
+            if case .valueUpdated(_, let characteristic, let value) = event {
+                await receive(value, of: characteristic)
+            } else {
+                await handle(event)
+            }
+        }
     }
 
     func handle(_ event: PhoneCentralManagerEvent) async {
@@ -130,8 +138,7 @@ public actor HeadsetPhoneApp: PhoneApp {
             await updateLinkDown()
             await connect(peripheral, with: central)
         case .valueUpdated(_, let characteristic, let value):
-            guard characteristic.uuid == HeadsetProtocol.toAppCharacteristicUUID else { return }
-            await receive(value)
+            await receive(value, of: characteristic)
         }
     }
 
@@ -168,7 +175,9 @@ public actor HeadsetPhoneApp: PhoneApp {
         }
     }
 
-    func receive(_ chunk: [UInt8]) async {
+    /// A notification: the headset protocol's frames come on its to-app characteristic.
+    func receive(_ chunk: [UInt8], of characteristic: Characteristic) async {
+        guard characteristic.uuid == HeadsetProtocol.toAppCharacteristicUUID else { return }
         // During an update its link reads the frames, and hands back what is not its own.
         if let link = firmwareUpdate?.link { return await link.receive(chunk) }
         for result in parser.append(chunk) {

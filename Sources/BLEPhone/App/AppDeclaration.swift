@@ -54,9 +54,37 @@ public struct AppDeclaration: Sendable, Hashable {
 /// An installed app on one phone (its bundle identifier).
 public struct AppIdentifier: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
     public let bundleIdentifier: String
-    public init(_ bundleIdentifier: String) { self.bundleIdentifier = bundleIdentifier }
+    /// The text's hash, computed once: the phone and its Bluetooth service look apps up by
+    /// identifier several times per event they hand over, and hashing the text every time
+    /// was a noticeable share of a day of once-a-second notifications.
+    private let textHash: Int
+
+    public init(_ bundleIdentifier: String) {
+        self.bundleIdentifier = bundleIdentifier
+        textHash = bundleIdentifier.hashValue
+    }
+
+    public static func == (lhs: AppIdentifier, rhs: AppIdentifier) -> Bool {
+        lhs.bundleIdentifier == rhs.bundleIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(textHash)
+    }
+
     public static func < (lhs: AppIdentifier, rhs: AppIdentifier) -> Bool {
         lhs.bundleIdentifier < rhs.bundleIdentifier
     }
+
     public var description: String { bundleIdentifier }
+
+    // Coded as before the hash was kept: `{"bundleIdentifier": …}`.
+    private enum CodingKeys: String, CodingKey {
+        case bundleIdentifier
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(try container.decode(String.self, forKey: .bundleIdentifier))
+    }
 }

@@ -122,9 +122,9 @@ extension SystemBluetooth {
         let receivers = links.subscribers(of: key)
         guard !receivers.isEmpty else { return }
         let alerted = links.alertReceiver(receivers, identifier, foregroundedAt) { $0.notifyOnNotification }
-        let label = notificationLabel(key, characteristic, name: name)
-        // The same for every receiver: built once per notification, not once per app.
-        let summary = label.summaryPrefix + String(value.count) + " octets"
+        let label = notificationLabel(key, characteristic, name: name, octets: value.count)
+        // The same for every receiver, and for every value of the same length.
+        let summary = label.summary
         let coalescingKey = label.coalescingKey
         for client in receivers {
             let alert = client == alerted ? "\(client.app): notification from \(label.quotedName)" : nil
@@ -137,16 +137,21 @@ extension SystemBluetooth {
         }
     }
 
-    /// The cached words for `key`'s notifications, made again when the peripheral's name or the
-    /// characteristic changed.
-    private func notificationLabel(_ key: CharacteristicKey, _ characteristic: Characteristic, name: String?)
-        -> NotificationLabel
-    {
-        if let label = notificationLabels[key], label.name == name, label.uuid == characteristic.uuid { return label }
+    /// The cached words for `key`'s notifications of `octets` octets, made again when the
+    /// peripheral's name or the characteristic changed, the summary when the length did.
+    private func notificationLabel(
+        _ key: CharacteristicKey, _ characteristic: Characteristic, name: String?, octets: Int
+    ) -> NotificationLabel {
+        if let label = notificationLabels[key], label.name == name, label.uuid == characteristic.uuid {
+            if label.octets == octets { return label }
+            notificationLabels[key]?.describe(octets: octets)
+            return notificationLabels[key]!
+        }
         let quotedName = Self.quoted(name)
         let label = NotificationLabel(
-            name: name, uuid: characteristic.uuid, quotedName: quotedName, summaryPrefix: "\(characteristic.uuid) of \(quotedName) = ",
-            coalescingKey: "\(key.peripheral) \(key.valueHandle)")
+            name: name, uuid: characteristic.uuid, quotedName: quotedName,
+            summaryPrefix: "\(characteristic.uuid) of \(quotedName) = ", coalescingKey: "\(key.peripheral) \(key.valueHandle)",
+            octets: octets)
         notificationLabels[key] = label
         return label
     }
@@ -161,4 +166,26 @@ struct NotificationLabel: Sendable {
     var quotedName: String
     var summaryPrefix: String
     var coalescingKey: String
+    /// The summary of a value of `octets` octets (a notifying device usually sends one length).
+    private(set) var octets: Int
+    private(set) var summary: String
+
+    init(
+        name: String?, uuid: BluetoothUUID, quotedName: String, summaryPrefix: String, coalescingKey: String,
+        octets: Int
+    ) {
+        self.name = name
+        self.uuid = uuid
+        self.quotedName = quotedName
+        self.summaryPrefix = summaryPrefix
+        self.coalescingKey = coalescingKey
+        self.octets = octets
+        summary = ""
+        describe(octets: octets)
+    }
+
+    mutating func describe(octets: Int) {
+        self.octets = octets
+        summary = summaryPrefix + String(octets) + " octets"
+    }
 }

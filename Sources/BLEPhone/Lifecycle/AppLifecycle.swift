@@ -119,7 +119,10 @@ package struct AppLifecycle: Sendable {
         var actions = resumeIfSuspended()
         wakeActive = true
         actions.append(.schedule(.wakeEnd, after: window))
-        return actions + reconcileSuspension()
+        // Appended, not `+`: a wake comes with every event of a background app, and `+` makes
+        // a third array.
+        actions.append(contentsOf: reconcileSuspension())
+        return actions
     }
 
     /// Whether background tasks are open (they keep the app running).
