@@ -30,6 +30,14 @@ public struct ManagerID: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String {
         "\(role) manager \(restoreIdentifier.map { "'\($0)'" } ?? "#\(serial)")"
     }
+
+    /// The role and the number only: equal identifiers still hash alike, and the text of a
+    /// restore identifier is not hashed at every lookup (the system service looks managers up
+    /// for each notification). An app's managers rarely share a role and a number.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(role)
+        hasher.combine(serial)
+    }
 }
 
 /// A Bluetooth event the system service has for an app, offered to the phone, which decides

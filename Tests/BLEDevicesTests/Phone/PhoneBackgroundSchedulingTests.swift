@@ -10,7 +10,7 @@ import Testing
 @Suite("Phone benchmark scheduling cost")
 struct PhoneBackgroundSchedulingTests {
     @Test(
-        "10 virtual minutes of a backgrounded bluetooth-central app and a headset beating once a second: every heartbeat handled, at most 3 task jobs each (18 before the hot paths waited in their caller's isolation)"
+        "10 virtual minutes of a backgrounded bluetooth-central app and a headset beating once a second: every heartbeat handled, at most 1.5 task jobs each (18 before the hot paths waited in their caller's isolation, 2.1 before the system service took notifications in place)"
     )
     func jobsPerHeartbeat() async throws {
         var parameters = PhoneBackgroundBenchmark.Parameters()
@@ -23,6 +23,9 @@ struct PhoneBackgroundSchedulingTests {
         // The wake window (10 s) is longer than the heartbeat period: the app stays awake.
         #expect(result.phone.wakes == 0)
         let jobsPerHeartbeat = Double(result.scheduling.jobs) / Double(result.heartbeatsSent)
-        #expect(jobsPerHeartbeat <= 3, "\(result.scheduling.jobs) jobs for \(result.heartbeatsSent) heartbeats")
+        // One job must run per heartbeat: the headset's task, when its sleep ends. The
+        // phone's system service takes the notification in place, and the app's job goes
+        // through its gate, which the simulation counts as an action.
+        #expect(jobsPerHeartbeat <= 1.5, "\(result.scheduling.jobs) jobs for \(result.heartbeatsSent) heartbeats")
     }
 }
