@@ -25,14 +25,27 @@ public struct DeviceSideIncoming<Message: DeviceProtocolMessage>: Sendable, Hash
 /// to other characteristics come out of `otherWriteRequests` and every manager event out of
 /// `managerEvents`, for the app to handle.
 public actor DeviceSideLink<P: DeviceProtocol> {
-    private struct Peer {
+    /// One conversation, confined to the link's actor. A reference: it is looked up for every
+    /// chunk sent, and copying its fields out each time cost a retain and a release apiece.
+    private final class Peer {
         var central: Central
         var isSubscribed: Bool
         let connection: DeviceConnection<P.ToApp, P.ToDevice>
         let pump: Task<Void, Never>
         var flowControlWaits = 0
         /// For a subscription's conversation (a channel's reads its channel's MTU).
-        var chunkLength: ChunkLength? = nil
+        let chunkLength: ChunkLength?
+
+        init(
+            central: Central, isSubscribed: Bool, connection: DeviceConnection<P.ToApp, P.ToDevice>,
+            pump: Task<Void, Never>, chunkLength: ChunkLength? = nil
+        ) {
+            self.central = central
+            self.isSubscribed = isSubscribed
+            self.connection = connection
+            self.pump = pump
+            self.chunkLength = chunkLength
+        }
     }
 
     /// A subscribed central's chunk length (ATT_MTU − 3), kept where its connection reads it
@@ -277,10 +290,9 @@ public actor DeviceSideLink<P: DeviceProtocol> {
     /// (and so its ATT_MTU) is refreshed.
     @discardableResult
     private func peer(for central: Central) -> Peer {
-        if var peer = peers[central.identifier] {
+        if let peer = peers[central.identifier] {
             peer.central = central
             peer.chunkLength?.current = central.maximumUpdateValueLength
-            peers[central.identifier] = peer
             return peer
         }
         let id = central.identifier

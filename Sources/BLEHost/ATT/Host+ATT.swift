@@ -80,8 +80,14 @@ extension Host {
     func hasBearer(_ handle: ConnectionHandle) -> Bool { bearers.index(forKey: handle) != nil }
 
     func bearerMTU(_ handle: ConnectionHandle) -> Int? {
-        bearers.index(forKey: handle).map { bearers.values[$0].machine.mtu }
+        guard let index = bearers.index(forKey: handle) else { return nil }
+        // Read in place: `bearers.values[index]` as a value copies the whole state, retaining
+        // and releasing its queues and continuations, and this is asked for every
+        // notification sent.
+        return Self.mtu(of: &bearers.values[index])
     }
+
+    private static func mtu(of bearer: inout ATTBearerState) -> Int { bearer.machine.mtu }
 
     /// True when the link can take a write without response / notification now.
     public func canSendWithoutResponse(on handle: ConnectionHandle) -> Bool { acl.isReady(handle) }

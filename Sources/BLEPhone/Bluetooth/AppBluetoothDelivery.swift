@@ -46,18 +46,22 @@ public struct ManagerID: Sendable, Hashable, Codable, CustomStringConvertible {
 ///
 /// The typed event itself stays with the manager that made it: `deliver` hands it to the app's
 /// manager stream, and the phone calls it exactly once, when the event's turn comes.
-package struct AppBluetoothDelivery: Sendable {
-    package var manager: ManagerID
-    package var kind: BluetoothEventKind
+///
+/// A reference, never changed once made: it is handed from the service through the phone to
+/// the app's inbox or executor, and each copy of a value this size retained and released every
+/// field (a notification a second, all day).
+package final class AppBluetoothDelivery: Sendable {
+    package let manager: ManagerID
+    package let kind: BluetoothEventKind
     /// Readable and terminal-safe (names that came over the air are escaped by whoever builds it).
-    package var summary: String
+    package let summary: String
     /// Events with the same key may be coalesced (the latest kept) by a coalescing policy; nil
     /// never coalesces (connections, disconnections).
-    package var coalescingKey: String?
+    package let coalescingKey: String?
     /// The text of the system alert this event raises when the app is not in front and the
     /// app asked for it (CBConnectPeripheralOptionNotifyOnConnectionKey and friends), or nil.
-    package var alert: String?
-    package var deliver: @Sendable () -> Void
+    package let alert: String?
+    package let deliver: @Sendable () -> Void
 
     package init(
         manager: ManagerID, kind: BluetoothEventKind, summary: String, coalescingKey: String? = nil,
