@@ -257,7 +257,7 @@ public actor Peripheral {
     }
 
     /// Called in the peripheral's isolation with each value of a discovered characteristic as
-    /// it arrives (a notification, an indication or a read's answer), before the event streams.
+    /// it arrives (a notification or an indication), before the event streams.
     package typealias ValueObserver = @Sendable (isolated Peripheral, Characteristic, [UInt8]) -> Void
 
     /// Sets the one observer that takes values in place (nil: none). For a reader on this

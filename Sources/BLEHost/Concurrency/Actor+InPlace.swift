@@ -6,7 +6,7 @@ extension Actor {
     /// (an actor of the same host stack, or the event queue's thread, which holds the
     /// isolation of every actor of its simulation), and the check is a call into the runtime —
     /// a slow one outside a job, where the event queue's actions run — on paths that run
-    /// several times per packet (about 4 % of a day-long phone simulation). The test suite,
+    /// several times per packet (about 2.4 % of a day-long phone simulation). The test suite,
     /// built for debug, runs every such path with the check.
     ///
     /// The input is passed rather than captured: `assumeIsolated` treats its closure as

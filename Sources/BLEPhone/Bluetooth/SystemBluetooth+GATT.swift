@@ -142,10 +142,11 @@ extension SystemBluetooth {
     private func notificationLabel(
         _ key: CharacteristicKey, _ characteristic: Characteristic, name: String?, octets: Int
     ) -> NotificationLabel {
-        if let label = notificationLabels[key], label.name == name, label.uuid == characteristic.uuid {
-            if label.octets == octets { return label }
-            notificationLabels[key]?.describe(octets: octets)
-            return notificationLabels[key]!
+        if var label = notificationLabels[key], label.name == name, label.uuid == characteristic.uuid {
+            guard label.octets != octets else { return label }
+            label.describe(octets: octets)
+            notificationLabels[key] = label
+            return label
         }
         let quotedName = Self.quoted(name)
         let label = NotificationLabel(

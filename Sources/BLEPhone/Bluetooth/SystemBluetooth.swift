@@ -52,7 +52,8 @@ package actor SystemBluetooth {
     /// Whether the phone runs on this service's executor (a virtual radio of the phone's
     /// simulation), so that `offerInPlace` hands it deliveries in place.
     var phoneSharesExecutor = false
-    /// Deliveries `offerInPlace` could not hand over in place, for `forwardOffers`, in order.
+    /// Deliveries `offerInPlace` cannot hand over in place, for the task `attach` starts, which
+    /// offers them in order.
     var offers: EventStream<PendingOffer>.Continuation?
     /// Who holds which link and subscription (the decisions; this actor carries them out).
     var links = LinkTable()
@@ -133,12 +134,8 @@ package actor SystemBluetooth {
         guard !phoneSharesExecutor, offers == nil else { return }
         let (stream, continuation) = EventStream.makeStream(of: PendingOffer.self)
         offers = continuation
-        let service = WeakReference(self)
         spawn {
-            for await offer in stream {
-                guard let phone = await service.value?.phone else { return }
-                await phone.offer(offer.delivery, to: offer.app)
-            }
+            for await offer in stream { await offer.phone.offer(offer.delivery, to: offer.app) }
         }
     }
 
@@ -214,7 +211,7 @@ package actor SystemBluetooth {
         if phoneSharesExecutor {
             phone.inPlace(passing: (delivery, app)) { $0.offer($1.0, to: $1.1) }
         } else {
-            offers?.yield(PendingOffer(delivery: delivery, app: app))
+            offers?.yield(PendingOffer(phone: phone, delivery: delivery, app: app))
         }
     }
 
@@ -305,6 +302,8 @@ package struct SystemBluetoothStatistics: Sendable, Hashable {
 
 /// A delivery on its way to the phone from a service on another executor (`offerInPlace`).
 struct PendingOffer: Sendable {
+    /// Held until the offer is made: what was routed to it is not lost on the way.
+    let phone: Phone
     let delivery: AppBluetoothDelivery
     let app: AppIdentifier
 }
