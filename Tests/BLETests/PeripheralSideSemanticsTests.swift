@@ -95,6 +95,18 @@ struct PeripheralSideSemanticsTests {
         }
     }
 
+    @Test("updateValueWhenReady naming the same subscribed central twice sends the value once and does not throw")
+    func awaitingUpdateCentralNamedTwice() async throws {
+        try await TwoDevices.run { devices in
+            let (peripheral, remote, local, central, _) = try await devices.subscribe(to: Fixture.streamUUID)
+            var values = try await peripheral.values(for: remote).makeAsyncIterator()
+            try await devices.peripheralManager.updateValueWhenReady([7], for: local, onSubscribedCentrals: [central, central])
+            try await devices.peripheralManager.updateValueWhenReady([8], for: local, onSubscribedCentrals: [central])
+            #expect(await values.next() == [7])
+            #expect(await values.next() == [8])
+        }
+    }
+
     @Test("updateValueWhenReady throws .unsubscribed when the central unsubscribes while it waits for room")
     func awaitingUpdateUnsubscribed() async throws {
         try await TwoDevices.run { devices in

@@ -247,7 +247,8 @@ public actor Peripheral {
         // copied its characteristics for every value.
         serviceRecords.values[slot].characteristics?[index].value = value
         if valueListeners[attributeHandle]?.offer(value) == true { valueListeners[attributeHandle]?.dropEnded() }
-        // The snapshot costs more than the value's trip: build it only for a listener.
+        // The snapshot costs more than the value's trip: build it only for a listener or the
+        // observer.
         guard !eventListeners.isEmpty || valueObserver != nil,
             let record = serviceRecords[start]?.characteristics?[index]
         else { return }

@@ -49,8 +49,15 @@ extension PeripheralManager {
             throw .valueTooLong(length: value.count, maximum: Peripheral.maximumValueLength)
         }
         let valueHandle = characteristic.handle
-        // A list, not a set: it names a central or two, and is made for every update.
-        let wanted = only.map { $0.map(\.connection) }
+        // A list, not a set: it names a central or two, and is made for every update. Each
+        // connection once, as `updateValueWhenReady` counts them.
+        let wanted = only.map { centrals in
+            var connections: [ConnectionHandle] = []
+            for central in centrals where !connections.contains(central.connection) {
+                connections.append(central.connection)
+            }
+            return connections
+        }
         var tooLong: Int?
         forEachTarget(of: valueHandle, among: wanted) { connection, _ in
             let maximum = stack.inPlace(passing: connection) { $0.attMTU(on: $1) } - 3

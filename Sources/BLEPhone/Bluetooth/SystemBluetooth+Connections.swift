@@ -70,14 +70,14 @@ extension SystemBluetooth {
                 guard let peripheral = await systemPeripheral(identifier) else { continue }
                 await watch(peripheral)
                 let name = Self.quoted(await peripheral.name)
-                await offerCentral(
+                offerCentral(
                     client.app, client.manager, .connection, "connected \(name) \(identifier)",
                     alert: alert ? "\(client.app): connected to \(name)" : nil
                 ) { manager in .connected(manager.handle(for: peripheral)) }
             case .failedToConnect(let client, let identifier):
                 guard let peripheral = await systemPeripheral(identifier) else { continue }
                 let error = error ?? .connectionFailed(.unspecifiedError)
-                await offerCentral(
+                offerCentral(
                     client.app, client.manager, .connectionFailure,
                     "failed to connect \(identifier): \(TerminalText.escaped("\(error)"))"
                 ) { manager in .failedToConnect(manager.handle(for: peripheral), error) }
@@ -86,7 +86,7 @@ extension SystemBluetooth {
                 // The app's own cancel: this side ended its hold (0x16, Core 5.4 Vol 4 Part E §7.7.5).
                 let reason = cancelled ? HCIStatus.connectionTerminatedByLocalHost : reason ?? .unspecifiedError
                 let name = Self.quoted(await peripheral.name)
-                await offerCentral(
+                offerCentral(
                     client.app, client.manager, .disconnection,
                     "disconnected \(name) \(identifier) (\(cancelled ? "cancelled" : "\(reason)"))",
                     alert: alert ? "\(client.app): \(name) disconnected" : nil

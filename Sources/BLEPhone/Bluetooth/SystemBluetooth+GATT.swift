@@ -47,7 +47,7 @@ extension SystemBluetooth {
         {
             slot.fulfil(result)
         }
-        await send(delivery, to: app)
+        send(delivery, to: app)
         return try await slot.value().get()
     }
 
@@ -133,7 +133,7 @@ extension SystemBluetooth {
                     client.app, client.manager, .valueUpdate, summary, coalescingKey: coalescingKey, alert: alert,
                     { manager in .valueUpdated(manager.handle(for: peripheral), characteristic, value) })
             else { continue }
-            offerInPlace(delivery, to: client.app)
+            send(delivery, to: client.app)
         }
     }
 

@@ -170,7 +170,7 @@ extension SystemBluetooth {
                 app: app)
             return
         }
-        await offerPeripheral(
+        offerPeripheral(
             app, id, .readRequest, "read request for \(request.characteristic.uuid) from \(request.central.identifier)",
             .readRequest(request))
     }
@@ -180,7 +180,7 @@ extension SystemBluetooth {
             if let first = requests.first { await orphan(first) }
             return
         }
-        await offerPeripheral(
+        offerPeripheral(
             app, id, .writeRequest, "write request for \(first.characteristic.uuid) from \(first.central.identifier)",
             .writeRequests(requests))
     }
@@ -200,7 +200,7 @@ extension SystemBluetooth {
             let key = CharacteristicKey(peripheral: central.identifier, valueHandle: characteristic.handle)
             apps[app]?.peripherals[id]?.subscribers[key] = central
             restorationMayHaveChanged()
-            await offerPeripheral(
+            offerPeripheral(
                 app, id, .subscription, "\(central.identifier) subscribed to \(characteristic.uuid)",
                 .subscribed(central, characteristic))
         case .unsubscribed(let central, let characteristic):
@@ -208,14 +208,14 @@ extension SystemBluetooth {
             let key = CharacteristicKey(peripheral: central.identifier, valueHandle: characteristic.handle)
             apps[app]?.peripherals[id]?.subscribers[key] = nil
             restorationMayHaveChanged()
-            await offerPeripheral(
+            offerPeripheral(
                 app, id, .unsubscription, "\(central.identifier) unsubscribed from \(characteristic.uuid)",
                 .unsubscribed(central, characteristic))
         case .readyToUpdateSubscribers:
             for app in apps.keys.sorted() {
                 for client in (apps[app].map { Array($0.peripherals.values) } ?? []) where client.owesReadiness {
                     apps[app]?.peripherals[client.id]?.owesReadiness = false
-                    await offerPeripheral(
+                    offerPeripheral(
                         app, client.id, .readyToUpdate, "ready to update subscribers", .readyToUpdateSubscribers)
                 }
             }

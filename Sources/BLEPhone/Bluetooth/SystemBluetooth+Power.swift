@@ -52,11 +52,11 @@ extension SystemBluetooth {
         for app in apps.keys.sorted() {
             for client in (apps[app]?.centrals.values.sorted { $0.id.serial < $1.id.serial } ?? [])
             where client.launch != nil {
-                await offerCentral(app, client.id, .stateUpdate, "\(client.id): \(state)") { _ in .stateUpdated(state) }
+                offerCentral(app, client.id, .stateUpdate, "\(client.id): \(state)") { _ in .stateUpdated(state) }
             }
             for client in (apps[app]?.peripherals.values.sorted { $0.id.serial < $1.id.serial } ?? [])
             where client.launch != nil {
-                await offerPeripheral(app, client.id, .stateUpdate, "\(client.id): \(state)", .stateUpdated(state))
+                offerPeripheral(app, client.id, .stateUpdate, "\(client.id): \(state)", .stateUpdated(state))
             }
         }
     }

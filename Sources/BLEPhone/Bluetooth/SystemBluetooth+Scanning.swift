@@ -82,7 +82,7 @@ extension SystemBluetooth {
                 let peripheral = discovery.peripheral
                 let advertisement = discovery.advertisementData
                 let rssi = discovery.rssi
-                await offerCentral(
+                offerCentral(
                     app, id, .discovery, "discovered \(name) \(identifier) rssi \(rssi)",
                     coalescingKey: "discovery \(identifier)"
                 ) { manager in

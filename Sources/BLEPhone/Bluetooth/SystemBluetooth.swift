@@ -50,16 +50,19 @@ package actor SystemBluetooth {
     /// Peripherals whose values are taken (`watch`), by identifier.
     var watched: Set<UUID> = []
     /// Whether the phone runs on this service's executor (a virtual radio of the phone's
-    /// simulation), so that `offerInPlace` hands it deliveries in place.
+    /// simulation), so that `send` hands it deliveries in place. Release builds do not check
+    /// the isolation of an in-place call (`inPlace(passing:)`): this identity is what makes it
+    /// hold.
     var phoneSharesExecutor = false
-    /// Deliveries `offerInPlace` cannot hand over in place, for the task `attach` starts, which
-    /// offers them in order.
+    /// Deliveries `send` cannot hand over in place, for the task `attach` starts, which offers
+    /// them in order.
     var offers: EventStream<PendingOffer>.Continuation?
     /// Who holds which link and subscription (the decisions; this actor carries them out).
     var links = LinkTable()
     /// Per characteristic notifying apps: the words of its notifications' summaries and its
-    /// coalescing key, made again only when the peripheral's name changes (one a second for
-    /// a day would otherwise format the same UUIDs 86,400 times).
+    /// coalescing key, made again only when the peripheral's name (or, for the summary, the
+    /// value's length) changes (one a second for a day would otherwise format the same UUIDs
+    /// 86,400 times).
     var notificationLabels: [CharacteristicKey: NotificationLabel] = [:]
     /// The system's connect attempts, by peripheral, each with its token.
     var attempts: [UUID: (token: UInt64, task: Task<Void, Never>)] = [:]
@@ -198,20 +201,21 @@ package actor SystemBluetooth {
 
     // MARK: Offering events
 
-    /// Hands `delivery` to the phone, which decides when the app sees it.
-    func send(_ delivery: AppBluetoothDelivery, to app: AppIdentifier) async {
-        guard let phone = route(delivery, to: app) else { return }
-        await phone.offer(delivery, to: app)
-    }
-
-    /// Hands `delivery` to the phone without waiting: in place when the phone runs on this
-    /// service's executor, else to the task that offers them one after the other.
-    func offerInPlace(_ delivery: AppBluetoothDelivery, to app: AppIdentifier) {
+    /// Hands `delivery` to the phone, which decides when the app sees it, without waiting: in
+    /// place when the phone runs on this service's executor (every caller is isolated to the
+    /// service, so it is on the phone's executor then), else to the task that offers them one
+    /// after the other — every delivery the same way, so they reach the phone in the order
+    /// they were sent.
+    func send(_ delivery: AppBluetoothDelivery, to app: AppIdentifier) {
         guard let phone = route(delivery, to: app) else { return }
         if phoneSharesExecutor {
             phone.inPlace(passing: (delivery, app)) { $0.offer($1.0, to: $1.1) }
-        } else {
-            offers?.yield(PendingOffer(phone: phone, delivery: delivery, app: app))
+            return
+        }
+        guard offers?.yield(PendingOffer(phone: phone, delivery: delivery, app: app)) == .enqueued else {
+            statistics.undelivered += 1
+            logger.warning("system Bluetooth: offers to the phone have ended; \(app)'s \(delivery.kind) (\(delivery.summary)) not delivered")
+            return
         }
     }
 
@@ -236,12 +240,12 @@ package actor SystemBluetooth {
         _ app: AppIdentifier, _ id: ManagerID, _ kind: BluetoothEventKind, _ summary: String,
         coalescingKey: String? = nil, alert: String? = nil,
         _ make: @escaping @Sendable (PhoneCentralManager) -> PhoneCentralManagerEvent
-    ) async {
+    ) {
         guard
             let delivery = centralDelivery(
                 app, id, kind, summary, coalescingKey: coalescingKey, alert: alert, make)
         else { return }
-        await send(delivery, to: app)
+        send(delivery, to: app)
     }
 
     /// A central-manager event for `app`'s manager `id`, nil when the app has no such manager.
@@ -267,7 +271,7 @@ package actor SystemBluetooth {
     func offerPeripheral(
         _ app: AppIdentifier, _ id: ManagerID, _ kind: BluetoothEventKind, _ summary: String,
         coalescingKey: String? = nil, _ event: PhonePeripheralManagerEvent
-    ) async {
+    ) {
         guard let mailbox = apps[app]?.peripherals[id]?.mailbox else { return }
         let logger = self.logger
         let lost = unattachedDeliveries
@@ -277,7 +281,7 @@ package actor SystemBluetooth {
             lost.withLock { $0 += 1 }
             logger.warning("system Bluetooth: \(app)'s \(id) is not attached; \(kind) not delivered")
         }
-        await send(delivery, to: app)
+        send(delivery, to: app)
     }
 
     /// A name that came over the air, quoted for summaries and alerts.
@@ -300,7 +304,7 @@ package struct SystemBluetoothStatistics: Sendable, Hashable {
     package var undeclaredRestoreIdentifiers = 0
 }
 
-/// A delivery on its way to the phone from a service on another executor (`offerInPlace`).
+/// A delivery on its way to the phone from a service on another executor (`send`).
 struct PendingOffer: Sendable {
     /// Held until the offer is made: what was routed to it is not lost on the way.
     let phone: Phone
