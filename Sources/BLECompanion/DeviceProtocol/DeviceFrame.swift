@@ -53,12 +53,10 @@ public struct DeviceFrame: Sendable, Hashable, CustomStringConvertible {
         // One allocation, of the frame's final size.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.overhead + Int(length))
-        for header in [
+        bytes.append(contentsOf: [
             Self.sync, Self.version << 4 | kind.rawValue, messageType, sequence,
             UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8),
-        ] {
-            bytes.append(header)
-        }
+        ])
         bytes += payload.prefix(Int(length))
         let crc = DeviceChecksum.crc16CCITT(bytes)
         bytes.append(UInt8(truncatingIfNeeded: crc))

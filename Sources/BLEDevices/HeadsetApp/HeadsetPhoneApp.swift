@@ -191,23 +191,22 @@ public actor HeadsetPhoneApp: PhoneApp {
             }
             // A heartbeat, once a second all day long, is handled without an async call: each
             // would cost the app's task a switch of executor.
-            if !handledInPlace(message) { await handleDeviceMessage(message) }
+            if !handledInPlace(message) { await announce(message) }
         }
     }
 
     func handleDeviceMessage(_ message: HeadsetDeviceMessage) async {
-        guard !handledInPlace(message) else { return }
-        switch message {
-        case .gesture, .proximity, .audioJack, .volume, .battery, .openCamera:
-            observer.update { $0.deviceEvents += 1 }
-            await speakPrompt(for: message)
-        default:
-            break
-        }
+        if !handledInPlace(message) { await announce(message) }
+    }
+
+    /// A device event (a gesture, a sensor): counted, and its voice prompt played.
+    private func announce(_ message: HeadsetDeviceMessage) async {
+        observer.update { $0.deviceEvents += 1 }
+        await speakPrompt(for: message)
     }
 
     /// Handles `message` if it needs no waiting (a heartbeat ticks the device-driven schedule);
-    /// false for one that does.
+    /// false for a device event, which `announce` handles.
     func handledInPlace(_ message: HeadsetDeviceMessage) -> Bool {
         switch message {
         case .heartbeat(let number):

@@ -15,7 +15,6 @@ extension Phone {
     /// What the phone counted of keep-alive modes.
     public var keepAliveCounters: KeepAliveCounters { runtime.keepAlive.counters }
 
-
     /// Changes the app's keep-alive state (made on first use).
     func withKeepAlive<T>(_ app: AppIdentifier, _ change: (inout AppKeepAlive) -> T) -> T {
         change(&runtime.keepAlive.apps[app, default: AppKeepAlive()])
